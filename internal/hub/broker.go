@@ -1,0 +1,55 @@
+package hub
+
+// Message is one event on one channel as it travels between nodes. The hub
+// encodes it into a WebSocket frame only on the node that delivers it.
+type Message struct {
+	App     string `json:"a"`
+	Channel string `json:"c"`
+	Event   string `json:"e"`
+	Data    string `json:"d"`
+	// UserID is added to the delivered message as "user_id" (client events on
+	// presence channels); empty means none.
+	UserID string `json:"u,omitempty"`
+	// Except is the socket_id ("node.seq") that must not receive the message.
+	Except string `json:"x,omitempty"`
+}
+
+// Broker moves messages between the nodes of a cluster. The hub calls Publish
+// for every event; the broker hands every message meant for this node,
+// including the node's own, back through the Deliver function it was given.
+// Subscribe and Unsubscribe tell the broker which channels have local
+// subscribers, so a node only receives what it serves.
+//
+// Implementations must not block in any method: the hub calls them with its
+// own locks held, in order, and a broker that talks to a network queues the
+// work (keeping that order) instead.
+type Broker interface {
+	Publish(m *Message) error
+	Subscribe(app, channel string)
+	Unsubscribe(app, channel string)
+}
+
+// MemoryBroker is the single-node broker: a publish is delivered at once to
+// this node's subscribers. It is the default.
+type MemoryBroker struct {
+	deliver func(*Message)
+}
+
+var _ Broker = (*MemoryBroker)(nil)
+
+// NewMemoryBroker returns a broker that passes every message to deliver.
+func NewMemoryBroker(deliver func(*Message)) *MemoryBroker {
+	return &MemoryBroker{deliver: deliver}
+}
+
+// Publish delivers m locally.
+func (b *MemoryBroker) Publish(m *Message) error {
+	b.deliver(m)
+	return nil
+}
+
+// Subscribe does nothing: one node receives every message already.
+func (b *MemoryBroker) Subscribe(app, channel string) {}
+
+// Unsubscribe does nothing.
+func (b *MemoryBroker) Unsubscribe(app, channel string) {}

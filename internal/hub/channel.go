@@ -1,0 +1,45 @@
+package hub
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// Channel is one channel of one app with at least one local subscriber.
+// It is created on the first subscription and dropped when the last one
+// leaves; a connection holds a pointer to each channel it has joined.
+type Channel struct {
+	app  string
+	name string
+
+	// count is the number of local subscriptions; changed under Hub.mu.
+	count atomic.Int32
+	// shards[i] lists the subscribers owned by shard i (guarded by that
+	// shard's mutex, Hub.locks[i]).
+	shards []shardList
+
+	mu      sync.Mutex         // guards members
+	members map[string]*member // presence channels only: user id -> member
+}
+
+// shardList is one shard's subscribers of a channel. n mirrors len(subs) so
+// that a publisher can skip a shard without taking its lock.
+type shardList struct {
+	n    atomic.Int32
+	subs []Subscriber
+}
+
+// member is one presence user, however many connections it has here.
+type member struct {
+	conns int
+	info  string
+}
+
+// Name returns the channel's name.
+func (c *Channel) Name() string { return c.name }
+
+// App returns the id of the app the channel belongs to.
+func (c *Channel) App() string { return c.app }
+
+// Count returns the number of local subscriptions to the channel.
+func (c *Channel) Count() int { return int(c.count.Load()) }

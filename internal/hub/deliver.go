@@ -1,0 +1,65 @@
+package hub
+
+// Publish sends p to every subscriber of its channels, across the cluster.
+// It returns the first broker error; channels before it were published.
+func (h *Hub) Publish(app string, p Publication) error {
+	for _, name := range p.Channels {
+		m := &Message{App: app, Channel: name, Event: p.Event, Data: p.Data, UserID: p.UserID, Except: p.SocketID}
+		if err := h.broker.Publish(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Deliver fans m out to this node's subscribers: it encodes m once and posts
+// one Delivery to each shard that has subscribers. Brokers call it for every
+// message meant for this node.
+func (h *Hub) Deliver(m *Message) {
+	ch := h.lookup(m.App, m.Channel)
+	if ch == nil {
+		return
+	}
+	frame := h.encode(m)
+	except := h.localSeq(m.Except)
+	h.post(ch, Delivery{Channel: ch, Frame: frame, Except: except})
+}
+
+// TerminateChannel closes every local connection subscribed to the channel;
+// used for a user's server-to-user channel by terminate_connections.
+func (h *Hub) TerminateChannel(app, name string) {
+	if ch := h.lookup(app, name); ch != nil {
+		h.post(ch, Delivery{Channel: ch, terminate: true})
+	}
+}
+
+func (h *Hub) post(ch *Channel, d Delivery) {
+	for i := range ch.shards {
+		if ch.shards[i].n.Load() == 0 {
+			continue
+		}
+		d.Shard = i
+		h.shards[i].Post(d)
+	}
+}
+
+// Flush writes d to its shard's subscribers. The shard calls it from the
+// goroutine that owns its connections.
+func (h *Hub) Flush(d Delivery) {
+	h.locks[d.Shard].Lock()
+	defer h.locks[d.Shard].Unlock()
+	for _, s := range d.Channel.shards[d.Shard].subs {
+		switch {
+		case d.terminate:
+			s.Terminate()
+		case d.Except == 0 || s.SocketSeq() != d.Except:
+			s.Deliver(d.Frame)
+		}
+	}
+}
+
+func (h *Hub) lookup(app, name string) *Channel {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.apps[app][name]
+}

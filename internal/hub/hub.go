@@ -1,0 +1,110 @@
+package hub
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Subscriber is a connection as the hub sees it. The hub calls its methods
+// from the goroutine that owns the subscriber's shard (Shard.Post's contract),
+// with that shard's mutex held: they must not block and must not call back
+// into the hub.
+type Subscriber interface {
+	// SocketSeq is the local part of the connection's socket_id, for exclusion.
+	SocketSeq() uint64
+	// Deliver writes one complete, immutable WebSocket frame.
+	Deliver(frame []byte)
+	// Terminate closes the connection (terminate_connections).
+	Terminate()
+	// Moved tells the subscriber its new position in ch's list of its shard.
+	Moved(ch *Channel, index int)
+}
+
+// Shard is a group of connections served by one goroutine (an epoll loop) or
+// guarded by one lock (the portable transport).
+type Shard interface {
+	// Post hands over a delivery. The shard later calls Hub.Flush(d) from the
+	// goroutine that may write to its connections. Post must not block.
+	Post(d Delivery)
+}
+
+// Delivery is one encoded event for one shard's subscribers of a channel.
+type Delivery struct {
+	Channel   *Channel
+	Shard     int
+	Frame     []byte // nil for a terminate
+	Except    uint64 // socket sequence to skip; 0 = none
+	terminate bool
+}
+
+// Config holds what a Hub needs.
+type Config struct {
+	// Shards is the number of shards; shard ids are 0..Shards-1.
+	Shards int
+	// Encode turns a message into the WebSocket frame sent to subscribers.
+	Encode func(*Message) []byte
+}
+
+// Hub indexes channels per app and fans messages out to the shards.
+type Hub struct {
+	encode func(*Message) []byte
+	node   uint64
+	seq    atomic.Uint64
+	broker Broker
+
+	shards []Shard
+	locks  []sync.Mutex
+
+	mu   sync.RWMutex // guards apps and channel creation/removal
+	apps map[string]map[string]*Channel
+}
+
+// New returns a hub with an in-memory broker; node is the first part of
+// every socket_id this hub hands out (unique per node in a cluster).
+func New(cfg Config, node uint64) *Hub {
+	h := &Hub{
+		encode: cfg.Encode,
+		node:   node,
+		shards: make([]Shard, cfg.Shards),
+		locks:  make([]sync.Mutex, cfg.Shards),
+		apps:   make(map[string]map[string]*Channel),
+	}
+	h.broker = NewMemoryBroker(h.Deliver)
+	return h
+}
+
+// SetBroker replaces the broker; call before any connection is served.
+func (h *Hub) SetBroker(b Broker) { h.broker = b }
+
+// SetShard registers the shard with id i; call before serving connections.
+func (h *Hub) SetShard(i int, s Shard) { h.shards[i] = s }
+
+// NewSocketID returns a fresh socket_id ("node.seq") and its sequence part.
+func (h *Hub) NewSocketID() (string, uint64) {
+	seq := h.seq.Add(1)
+	return h.SocketID(seq), seq
+}
+
+// SocketID formats the socket_id of a local sequence number.
+func (h *Hub) SocketID(seq uint64) string {
+	b := make([]byte, 0, 24)
+	b = strconv.AppendUint(b, h.node, 10)
+	b = append(b, '.')
+	return string(strconv.AppendUint(b, seq, 10))
+}
+
+// localSeq returns the sequence of socketID when it belongs to this node, else 0.
+func (h *Hub) localSeq(socketID string) uint64 {
+	node, seq, ok := strings.Cut(socketID, ".")
+	if !ok {
+		return 0
+	}
+	n, err := strconv.ParseUint(node, 10, 64)
+	if err != nil || n != h.node {
+		return 0
+	}
+	s, _ := strconv.ParseUint(seq, 10, 64)
+	return s
+}

@@ -1,0 +1,70 @@
+package hub
+
+// Acquire returns the channel, creating it (and telling the broker) when it
+// has no local subscription yet, and counts one more subscription on it.
+// Every Acquire is paired with one Release.
+func (h *Hub) Acquire(app, name string) *Channel {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	chans := h.apps[app]
+	if chans == nil {
+		chans = make(map[string]*Channel)
+		h.apps[app] = chans
+	}
+	ch := chans[name]
+	if ch == nil {
+		ch = &Channel{app: app, name: name, shards: make([]shardList, len(h.shards))}
+		chans[name] = ch
+		h.broker.Subscribe(app, name)
+	}
+	ch.count.Add(1)
+	return ch
+}
+
+// Release undoes one Acquire; the last one removes the channel.
+func (h *Hub) Release(ch *Channel) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if ch.count.Add(-1) > 0 {
+		return
+	}
+	chans := h.apps[ch.app]
+	if chans[ch.name] != ch {
+		return
+	}
+	delete(chans, ch.name)
+	if len(chans) == 0 {
+		delete(h.apps, ch.app)
+	}
+	h.broker.Unsubscribe(ch.app, ch.name)
+}
+
+// Attach adds s to ch's subscribers in shard and returns its index there.
+// It must be called from the shard's owning goroutine.
+func (h *Hub) Attach(ch *Channel, shard int, s Subscriber) int {
+	h.locks[shard].Lock()
+	defer h.locks[shard].Unlock()
+	l := &ch.shards[shard]
+	l.subs = append(l.subs, s)
+	l.n.Store(int32(len(l.subs)))
+	return len(l.subs) - 1
+}
+
+// Detach removes the subscriber at index from ch's list in shard, moving the
+// last subscriber into its place (and telling it so).
+func (h *Hub) Detach(ch *Channel, shard, index int) {
+	h.locks[shard].Lock()
+	defer h.locks[shard].Unlock()
+	l := &ch.shards[shard]
+	last := len(l.subs) - 1
+	if index != last {
+		l.subs[index] = l.subs[last]
+		l.subs[index].Moved(ch, index)
+	}
+	l.subs[last] = nil
+	l.subs = l.subs[:last]
+	if last == 0 {
+		l.subs = nil
+	}
+	l.n.Store(int32(last))
+}
