@@ -1,0 +1,46 @@
+# Makefile: the entry points a developer and CI share. `make test` is the full
+# gate: Go unit tests under the race detector, then the end-to-end suite in
+# e2e/ (official Pusher clients from npm against a real roost process).
+
+GO       ?= go
+NPM      ?= npm
+FUZZTIME ?= 10s
+ROOST_E2E_BIN := $(CURDIR)/e2e/.tmp/roost
+# The hidden lockfile npm ci writes; older than package-lock.json means stale.
+E2E_DEPS := e2e/node_modules/.package-lock.json
+
+.PHONY: run build test unit e2e e2e-deps fuzz-short
+
+## run: start a development server (zero-config: in-memory broker, dev app).
+run:
+	$(GO) run ./cmd/roost serve $(ARGS)
+
+## build: the roost binary at ./roost.
+build:
+	$(GO) build -o roost ./cmd/roost
+
+## test: Go tests with -race, then the e2e suite.
+test: e2e-deps unit e2e
+
+unit:
+	$(GO) test -race ./...
+
+## e2e: the real-client suite against both transports (builds roost first).
+e2e: e2e-deps
+	$(GO) build -o $(ROOST_E2E_BIN) ./cmd/roost
+	cd e2e && ROOST_BIN=$(ROOST_E2E_BIN) $(NPM) test
+
+e2e-deps: $(E2E_DEPS)
+
+$(E2E_DEPS): e2e/package.json e2e/package-lock.json
+	cd e2e && $(NPM) ci --no-audit --no-fund
+	@touch $@
+
+## fuzz-short: every Fuzz target in the module for FUZZTIME each.
+fuzz-short:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$f"; \
+	    $(GO) test -run=NONE -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg; \
+	  done; \
+	done
