@@ -1,0 +1,109 @@
+package config
+
+// App is one Pusher app: the credentials clients and server SDKs use, and
+// the per-app switches and quotas (Pusher docs, "App settings").
+type App struct {
+	// ID names the app in HTTP API paths (/apps/{id}/events): letters,
+	// digits, '_', '-' and '.', unique across apps. Zero value is invalid.
+	ID string
+	// Key names the app to clients (/app/{key}) and in signed requests:
+	// letters, digits, '_', '-' and '.', unique across apps. Zero value is
+	// invalid.
+	Key string
+	// Secret signs channel auth, user auth, HTTP API requests and webhooks
+	// (Pusher docs, "Auth signatures"). Zero value is invalid.
+	Secret string
+	// Enabled switches the app off without deleting it: a disabled app's
+	// WebSocket connections are closed with 4003 and its API answers 403.
+	// Zero value (nil) means enabled.
+	Enabled *bool
+	// ClientEvents allows client- events on private and presence channels
+	// (Pusher docs, "Client events"). Zero value means not allowed.
+	ClientEvents bool
+	// SubscriptionCount sends pusher_internal:subscription_count to
+	// subscribers of non-presence channels. Zero value means not sent.
+	SubscriptionCount bool
+	// MaxConnections caps the app's open connections on this node; a
+	// connection over it is closed with 4004. Zero value means unlimited.
+	MaxConnections int
+	// MaxPresenceMembers caps the distinct users in one presence channel.
+	// Zero value means 100 (Pusher docs, "Presence channels").
+	MaxPresenceMembers int
+	// MaxPresenceUserInfo caps the user_info of one presence member, in
+	// bytes of JSON. Zero value means 1024 (1 KB, Pusher's limit).
+	MaxPresenceUserInfo int
+}
+
+// IsEnabled reports whether the app accepts connections and API calls; a nil
+// Enabled means true, so a config need not mention it.
+func (a *App) IsEnabled() bool { return a.Enabled == nil || *a.Enabled }
+
+// appIndex maps keys and ids to positions in the Apps slice it was built
+// from. It remembers that slice so a Config whose Apps were replaced later
+// falls back to a scan instead of answering from a stale map.
+type appIndex struct {
+	first *App // &Apps[0] when built
+	n     int  // len(Apps) when built
+	byKey map[string]int
+	byID  map[string]int
+}
+
+// buildIndex indexes c.Apps; Load and Default call it once.
+func (c *Config) buildIndex() {
+	ix := appIndex{n: len(c.Apps), byKey: make(map[string]int, len(c.Apps)), byID: make(map[string]int, len(c.Apps))}
+	for i := range c.Apps {
+		ix.byKey[c.Apps[i].Key] = i
+		ix.byID[c.Apps[i].ID] = i
+	}
+	if len(c.Apps) > 0 {
+		ix.first = &c.Apps[0]
+	}
+	c.index = ix
+}
+
+// indexCurrent reports whether the index still describes c.Apps.
+func (c *Config) indexCurrent() bool {
+	if c.index.byKey == nil || c.index.n != len(c.Apps) {
+		return false
+	}
+	return len(c.Apps) == 0 || c.index.first == &c.Apps[0]
+}
+
+// AppByKey returns the app a client names in /app/{key} (Pusher Channels
+// protocol, "WebSocket connection"), or nil if there is none. It does not
+// allocate; a Config built by hand is scanned instead of indexed.
+func (c *Config) AppByKey(key string) *App {
+	if !c.indexCurrent() {
+		return c.scan(func(a *App) bool { return a.Key == key })
+	}
+	return c.indexed(c.index.byKey, key, func(a *App) bool { return a.Key == key })
+}
+
+// AppByID returns the app an HTTP API path names in /apps/{id}/ (Pusher docs,
+// "HTTP API reference"), or nil if there is none.
+func (c *Config) AppByID(id string) *App {
+	if !c.indexCurrent() {
+		return c.scan(func(a *App) bool { return a.ID == id })
+	}
+	return c.indexed(c.index.byID, id, func(a *App) bool { return a.ID == id })
+}
+
+// indexed looks name up in m and confirms the hit, in case an app was edited
+// in place after indexing.
+func (c *Config) indexed(m map[string]int, name string, match func(*App) bool) *App {
+	i, ok := m[name]
+	if !ok || !match(&c.Apps[i]) {
+		return nil
+	}
+	return &c.Apps[i]
+}
+
+// scan finds the first app that matches, for a Config not built by Load.
+func (c *Config) scan(match func(*App) bool) *App {
+	for i := range c.Apps {
+		if match(&c.Apps[i]) {
+			return &c.Apps[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,50 @@
+package config
+
+import (
+	"errors"
+	"testing"
+)
+
+// FuzzLoad checks that no YAML input panics, and that whatever Parse
+// accepts is a valid, fully defaulted Config.
+func FuzzLoad(f *testing.F) {
+	for _, seed := range []string{
+		Example, fullYAML, "", "~", "addr: a\naddr: b\n", "apps: [{id: a, key: k, secret: s}]\n",
+		"limits: &l {max_message_size: 1KiB}\nx: *l\n", "- 1\n", "a: 1\n---\nb: 2\n",
+		"activity_timeout: 1500ms\n", "apps: [{id: 0123, key: 1e3, secret: true, enabled: ~}]\n",
+		"log: {level: debug, format: json}\nredis: {url: \"rediss://h:1\"}\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Parse(data, nil)
+		if err != nil {
+			return
+		}
+		if err := c.validate(); err != nil {
+			t.Fatalf("Parse accepted an invalid config: %v", err)
+		}
+		for i := range c.Apps {
+			if c.AppByKey(c.Apps[i].Key) != &c.Apps[i] || c.AppByID(c.Apps[i].ID) != &c.Apps[i] {
+				t.Fatalf("app %d not found by its own key or id", i)
+			}
+		}
+	})
+}
+
+// FuzzParseSize checks sizes never panic and that accepted sizes are >= 0.
+func FuzzParseSize(f *testing.F) {
+	for _, seed := range []string{"65536", "64KiB", "1MB", " 2 GiB ", "-1", "9223372036854775807KB", "x"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := -1
+		err := parseSize(s, &n)
+		if err == nil && n < 0 {
+			t.Fatalf("parseSize(%q) = %d", s, n)
+		}
+		if err != nil && !errors.Is(err, errSize) {
+			t.Fatalf("parseSize(%q) error %v is not errSize", s, err)
+		}
+	})
+}

@@ -1,0 +1,212 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fullYAML sets every field to a value other than its default.
+const fullYAML = `
+addr: "0.0.0.0:7001"
+tls: {cert_file: /etc/roost/cert.pem, key_file: /etc/roost/key.pem}
+transport: portable
+loops: 3
+activity_timeout: 60s
+pong_wait: 15s
+shutdown_timeout: 1m
+limits:
+  max_message_size: 32KiB
+  max_body_size: 2MB
+  max_event_data: 20480
+  write_backlog: "512 KiB"
+  write_timeout: 3s
+  handshake_timeout: 2s
+  max_header_bytes: 8KiB
+  client_events_per_second: 20
+apps:
+  - id: "1"
+    key: k1
+    secret: s1
+    enabled: false
+    client_events: true
+    subscription_count: true
+    max_connections: 500
+    max_presence_members: 50
+    max_presence_user_info: 2KiB
+  - {id: app-2, key: k2, secret: s2}
+log: {level: debug, format: json}
+redis: {url: "redis://localhost:6379/0", prefix: chat}
+`
+
+// fullConfig is what fullYAML loads as.
+func fullConfig() Config {
+	f := false
+	return Config{
+		Addr:            "0.0.0.0:7001",
+		TLS:             TLS{CertFile: "/etc/roost/cert.pem", KeyFile: "/etc/roost/key.pem"},
+		Transport:       "portable",
+		Loops:           3,
+		ActivityTimeout: 60 * time.Second,
+		PongWait:        15 * time.Second,
+		ShutdownTimeout: time.Minute,
+		Limits: Limits{
+			MaxMessageSize: 32 << 10, MaxBodySize: 2e6, MaxEventData: 20480, WriteBacklog: 512 << 10,
+			WriteTimeout: 3 * time.Second, HandshakeTimeout: 2 * time.Second,
+			MaxHeaderBytes: 8 << 10, ClientEventsPerSecond: 20,
+		},
+		Apps: []App{
+			{ID: "1", Key: "k1", Secret: "s1", Enabled: &f, ClientEvents: true, SubscriptionCount: true,
+				MaxConnections: 500, MaxPresenceMembers: 50, MaxPresenceUserInfo: 2048},
+			{ID: "app-2", Key: "k2", Secret: "s2", MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024},
+		},
+		Log:   Log{Level: "debug", Format: "json"},
+		Redis: Redis{URL: "redis://localhost:6379/0", Prefix: "chat"},
+	}
+}
+
+// mustParse parses yaml and env or fails the test.
+func mustParse(t *testing.T, yaml string, env ...string) Config {
+	t.Helper()
+	c, err := Parse([]byte(yaml), env)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return c
+}
+
+// assertConfig compares configs, ignoring the lookup index.
+func assertConfig(t *testing.T, got, want Config) {
+	t.Helper()
+	got.index, want.index = appIndex{}, appIndex{}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("config mismatch\n got: %+v\nwant: %+v", got, want)
+	}
+}
+
+func TestDefault(t *testing.T) {
+	c := Default()
+	want := Config{
+		Addr: "127.0.0.1:6001", Transport: "auto", Loops: runtime.GOMAXPROCS(0),
+		ActivityTimeout: 120 * time.Second, PongWait: 30 * time.Second, ShutdownTimeout: 10 * time.Second,
+		Limits: Limits{
+			MaxMessageSize: 65536, MaxBodySize: 1 << 20, MaxEventData: 10240, WriteBacklog: 1 << 20,
+			WriteTimeout: 10 * time.Second, HandshakeTimeout: 5 * time.Second,
+			MaxHeaderBytes: 16384, ClientEventsPerSecond: 10,
+		},
+		Apps: []App{{ID: "app-id", Key: "app-key", Secret: "app-secret", ClientEvents: true,
+			MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024}},
+		Log:   Log{Level: "info", Format: "text"},
+		Redis: Redis{Prefix: "roost"},
+	}
+	assertConfig(t, c, want)
+	if err := c.validate(); err != nil {
+		t.Errorf("Default() is invalid: %v", err)
+	}
+	if !c.IsDevelopment() {
+		t.Error("Default().IsDevelopment() = false")
+	}
+}
+
+func TestLoadNothingIsDefault(t *testing.T) {
+	c, err := Load("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertConfig(t, c, Default())
+}
+
+func TestEveryFieldFromFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "roost.yaml")
+	if err := os.WriteFile(path, []byte(fullYAML), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path, []string{"HOME=/root", "PATH=/bin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertConfig(t, c, fullConfig())
+	if c.IsDevelopment() {
+		t.Error("IsDevelopment() = true with real apps")
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "absent.yaml")
+	_, err := Load(path, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "config: ") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("err = %v, want a config error naming %s", err, path)
+	}
+}
+
+func TestPrecedence(t *testing.T) {
+	file := "addr: \"0.0.0.0:7001\"\npong_wait: 15s\n"
+	c := mustParse(t, file, "ROOST_ADDR=10.0.0.1:8000")
+	if c.Addr != "10.0.0.1:8000" {
+		t.Errorf("Addr = %q, env must beat file", c.Addr)
+	}
+	if c.PongWait != 15*time.Second {
+		t.Errorf("PongWait = %v, file must beat default", c.PongWait)
+	}
+	if c.ShutdownTimeout != defaultShutdownTimeout {
+		t.Errorf("ShutdownTimeout = %v, want the default", c.ShutdownTimeout)
+	}
+}
+
+func TestEnvAppReplacesFileApps(t *testing.T) {
+	c := mustParse(t, fullYAML, "ROOST_APP_ID=9", "ROOST_APP_KEY=k9", "ROOST_APP_SECRET=s9")
+	want := []App{{ID: "9", Key: "k9", Secret: "s9", MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024}}
+	if !reflect.DeepEqual(c.Apps, want) {
+		t.Errorf("Apps = %+v, want %+v", c.Apps, want)
+	}
+}
+
+func TestExampleLoads(t *testing.T) {
+	c := mustParse(t, Example)
+	if len(c.Apps) != 1 || c.Apps[0].ID != "my-app" || c.IsDevelopment() {
+		t.Fatalf("Example apps = %+v", c.Apps)
+	}
+	// Apart from apps (and loops: 0, which means GOMAXPROCS), Example
+	// must show the defaults, since it says it does.
+	want := Default()
+	want.Apps = c.Apps
+	assertConfig(t, c, want)
+}
+
+func TestExampleMentionsEveryKey(t *testing.T) {
+	for _, key := range allKeys {
+		last := key[strings.LastIndex(key, ".")+1:]
+		if !strings.Contains(Example, "\n"+indentFor(key)+last+":") {
+			t.Errorf("Example does not set %s", key)
+		}
+	}
+}
+
+// indentFor returns the indentation Example uses for key.
+func indentFor(key string) string {
+	switch {
+	case key == "apps[].id":
+		return "  - "
+	case strings.HasPrefix(key, "apps[]."):
+		return "    "
+	case strings.Contains(key, "."):
+		return "  "
+	}
+	return ""
+}
+
+// allKeys lists every YAML key Load accepts, as other packages' tests rely on
+// them (see the task's key list).
+var allKeys = []string{
+	"addr", "tls.cert_file", "tls.key_file", "transport", "loops", "activity_timeout", "pong_wait",
+	"shutdown_timeout", "limits.max_message_size", "limits.max_body_size", "limits.max_event_data",
+	"limits.write_backlog", "limits.write_timeout", "limits.handshake_timeout", "limits.max_header_bytes",
+	"limits.client_events_per_second", "apps[].id", "apps[].key", "apps[].secret", "apps[].enabled",
+	"apps[].client_events", "apps[].subscription_count", "apps[].max_connections",
+	"apps[].max_presence_members", "apps[].max_presence_user_info", "log.level", "log.format",
+	"redis.url", "redis.prefix",
+}
