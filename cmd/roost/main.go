@@ -1,0 +1,46 @@
+// Command roost is a Pusher Channels protocol 7 compatible WebSocket server
+// whose idle connections cost almost nothing.
+//
+// Usage:
+//
+//	roost serve [--addr HOST:PORT] [--config FILE] [--transport auto|epoll|portable] [--tls-cert F --tls-key F]
+//	roost version
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/roostproject/roost/internal/server"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `usage: roost <command> [flags]
+
+commands:
+  serve     run a roost node (roost serve -h for flags)
+  version   print the version
+`
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return serve(args[1:], stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "roost", server.Version)
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "roost: unknown command %q\n%s", args[0], usage)
+	return 2
+}

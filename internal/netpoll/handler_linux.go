@@ -1,0 +1,35 @@
+package netpoll
+
+import (
+	"github.com/roostproject/roost/internal/ws"
+)
+
+// OnText implements ws.Handler: a complete client message.
+func (c *conn) OnText(payload []byte) bool {
+	c.l.local.messagesIn++
+	c.sess.HandleText(payload)
+	return c.flags&(fClosing|fDead) == 0
+}
+
+// OnPing implements ws.Handler: answer with a pong carrying the same data
+// (RFC 6455 5.5.3).
+func (c *conn) OnPing(payload []byte) bool {
+	c.Send(ws.AppendFrame(nil, ws.OpPong, payload))
+	return true
+}
+
+// OnPong implements ws.Handler; receiving it already counted as activity.
+func (c *conn) OnPong([]byte) bool { return true }
+
+// OnClose implements ws.Handler. A close we started is now complete; a close
+// the client started is echoed (RFC 6455 5.5.1) and the socket released.
+func (c *conn) OnClose(code ws.CloseCode, _ []byte) bool {
+	if c.flags&fClosing == 0 {
+		if code == ws.CloseNoStatus {
+			code = ws.CloseNormal
+		}
+		c.Close(code, "")
+	}
+	c.l.kill(c, byClient)
+	return false
+}

@@ -1,0 +1,239 @@
+package netpoll
+
+import (
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/hub"
+	"github.com/roostproject/roost/internal/wheel"
+)
+
+// readBufferSize is the size of each loop's shared read buffer.
+const readBufferSize = 64 << 10
+
+type opKind uint8
+
+const (
+	opAdd opKind = iota
+	opDeliver
+	opDrain
+	opStop
+)
+
+// op is a request to a loop from another goroutine.
+type op struct {
+	kind opKind
+	add  *addReq
+	d    hub.Delivery
+}
+
+type addReq struct {
+	fd       int
+	buffered []byte
+	app      *config.App
+}
+
+// loop is one epoll instance and the connections it owns.
+type loop struct {
+	cfg   *Config
+	log   *slog.Logger
+	shard int
+	epfd  int
+	efd   int // eventfd that wakes epoll_wait for the inbox
+
+	// Owned by the loop goroutine.
+	conns    []*conn // by file descriptor
+	wheel    *wheel.Wheel
+	buf      []byte
+	now      int64 // Unix nanoseconds at the last wake-up
+	dying    []*conn
+	draining bool
+	local    counters
+
+	count   atomic.Int64 // connections, readable by anyone
+	drained chan struct{}
+	stopped chan struct{}
+
+	mu       sync.Mutex // guards inbox
+	inbox    []op
+	spare    []op
+	signaled atomic.Bool // an eventfd wake-up is pending
+}
+
+func newLoop(cfg *Config, shard int) (*loop, error) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	efd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(epfd)
+		return nil, err
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(efd)}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, efd, &ev); err != nil {
+		unix.Close(epfd)
+		unix.Close(efd)
+		return nil, err
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	now := time.Now().UnixNano()
+	return &loop{
+		cfg: cfg, log: log, shard: shard, epfd: epfd, efd: efd,
+		wheel: wheel.New(time.Second, 512, now), buf: make([]byte, readBufferSize), now: now,
+		drained: make(chan struct{}), stopped: make(chan struct{}),
+	}, nil
+}
+
+func (l *loop) closeFDs() {
+	unix.Close(l.epfd)
+	unix.Close(l.efd)
+}
+
+// Post implements hub.Shard.
+func (l *loop) Post(d hub.Delivery) { l.post(op{kind: opDeliver, d: d}) }
+
+// post queues o and wakes the loop if it is not already being woken.
+func (l *loop) post(o op) {
+	l.mu.Lock()
+	l.inbox = append(l.inbox, o)
+	l.mu.Unlock()
+	if !l.signaled.Swap(true) {
+		var one = [8]byte{1}
+		unix.Write(l.efd, one[:])
+	}
+}
+
+// run is the loop goroutine.
+func (l *loop) run() {
+	defer close(l.stopped)
+	events := make([]unix.EpollEvent, 256)
+	for {
+		n, err := unix.EpollWait(l.epfd, events, l.timeout())
+		if err != nil && err != unix.EINTR {
+			l.log.Error("epoll_wait failed; loop stops", "err", err)
+			return
+		}
+		l.now = time.Now().UnixNano()
+		for i := 0; i < n; i++ {
+			if l.event(events[i]) {
+				l.stop()
+				return
+			}
+		}
+		l.wheel.Advance(l.now, l.expire)
+		l.reap()
+		l.local.flush(l.cfg.Stats)
+	}
+}
+
+// timeout is how long epoll_wait may sleep, in milliseconds.
+func (l *loop) timeout() int {
+	d := l.wheel.NextTimeout(time.Now().UnixNano())
+	if d < 0 {
+		return -1
+	}
+	return int((d + time.Millisecond - 1) / time.Millisecond)
+}
+
+// event handles one epoll event; it reports whether the loop must stop.
+func (l *loop) event(ev unix.EpollEvent) bool {
+	if int(ev.Fd) == l.efd {
+		return l.drain()
+	}
+	c := l.conns[ev.Fd]
+	if c == nil {
+		return false
+	}
+	if ev.Events&unix.EPOLLOUT != 0 {
+		c.flush()
+	}
+	if ev.Events&(unix.EPOLLIN|unix.EPOLLHUP|unix.EPOLLERR|unix.EPOLLRDHUP) != 0 {
+		c.read()
+	}
+	return false
+}
+
+// drain runs every queued op; it reports whether the loop must stop.
+func (l *loop) drain() bool {
+	var b [8]byte
+	unix.Read(l.efd, b[:])
+	l.signaled.Store(false)
+	l.mu.Lock()
+	ops := l.inbox
+	l.inbox, l.spare = l.spare[:0], nil
+	l.mu.Unlock()
+	stop := false
+	for i := range ops {
+		stop = l.do(&ops[i]) || stop
+		ops[i] = op{}
+	}
+	l.spare = ops[:0]
+	return stop
+}
+
+func (l *loop) do(o *op) bool {
+	switch o.kind {
+	case opAdd:
+		l.add(o.add)
+	case opDeliver:
+		l.cfg.Hub.Flush(o.d)
+	case opDrain:
+		l.drainAll()
+	case opStop:
+		return true
+	}
+	return false
+}
+
+// drainAll starts a graceful shutdown of every connection.
+func (l *loop) drainAll() {
+	l.draining = true
+	for _, c := range l.conns {
+		if c != nil {
+			c.sess.Shutdown()
+		}
+	}
+	l.checkDrained()
+}
+
+func (l *loop) checkDrained() {
+	if l.draining && l.count.Load() == 0 {
+		select {
+		case <-l.drained:
+		default:
+			close(l.drained)
+		}
+	}
+}
+
+// stop closes every connection at once and releases the loop's descriptors.
+func (l *loop) stop() {
+	for _, c := range l.conns {
+		if c != nil {
+			l.kill(c, byServer)
+		}
+	}
+	l.reap()
+	l.local.flush(l.cfg.Stats)
+	l.closeFDs()
+}
+
+// jitter spreads first deadlines over a tenth of the activity timeout, so a
+// reconnect storm does not make every connection time out in the same second.
+func (l *loop) jitter() int64 {
+	span := int64(l.cfg.ActivityTimeout / 10)
+	if span <= 0 {
+		return 0
+	}
+	return rand.Int64N(span)
+}

@@ -1,0 +1,118 @@
+package netpoll
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/roostproject/roost/internal/config"
+)
+
+// Supported reports whether this platform has the epoll transport.
+const Supported = true
+
+// Poller spreads connections over its loops.
+type Poller struct {
+	loops []*loop
+	next  atomic.Uint32
+}
+
+// New creates the loops and starts their goroutines, registering each as a
+// hub shard.
+func New(cfg Config) (*Poller, error) {
+	if cfg.Loops < 1 {
+		return nil, errors.New("netpoll: at least one loop is needed")
+	}
+	p := &Poller{}
+	for i := 0; i < cfg.Loops; i++ {
+		l, err := newLoop(&cfg, cfg.FirstShard+i)
+		if err != nil {
+			for _, l := range p.loops {
+				l.closeFDs()
+			}
+			return nil, err
+		}
+		cfg.Hub.SetShard(l.shard, l)
+		p.loops = append(p.loops, l)
+	}
+	for _, l := range p.loops {
+		go l.run()
+	}
+	return p, nil
+}
+
+// Add takes over an upgraded connection: its socket leaves the Go runtime
+// (DESIGN.md decision 1) and is served by a loop from now on. buffered are
+// bytes the HTTP server read past the handshake. Add closes c in every case.
+func (p *Poller) Add(c net.Conn, buffered []byte, app *config.App) error {
+	fd, err := detach(c)
+	if err != nil {
+		return err
+	}
+	l := p.loops[p.next.Add(1)%uint32(len(p.loops))]
+	l.post(op{kind: opAdd, add: &addReq{fd: fd, buffered: buffered, app: app}})
+	return nil
+}
+
+// detach duplicates c's socket and closes c. It uses SyscallConn().Control
+// and not File(), which would switch the shared file description to
+// blocking mode; the duplicate stays non-blocking.
+func detach(c net.Conn) (int, error) {
+	defer c.Close()
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return -1, fmt.Errorf("netpoll: %T has no file descriptor", c)
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return -1, fmt.Errorf("netpoll: %w", err)
+	}
+	fd := -1
+	var dupErr error
+	err = raw.Control(func(s uintptr) { fd, dupErr = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0) })
+	if err == nil {
+		err = dupErr
+	}
+	if err != nil {
+		return -1, fmt.Errorf("netpoll: dup: %w", err)
+	}
+	return fd, nil
+}
+
+// Len returns the number of connections the loops serve.
+func (p *Poller) Len() int {
+	n := 0
+	for _, l := range p.loops {
+		n += int(l.count.Load())
+	}
+	return n
+}
+
+// Shutdown asks every connection to reconnect elsewhere (pusher:error and
+// close 4200), waits until they are gone or ctx ends, then closes whatever
+// is left and stops the loops.
+func (p *Poller) Shutdown(ctx context.Context) error {
+	for _, l := range p.loops {
+		l.post(op{kind: opDrain})
+	}
+	for _, l := range p.loops {
+		select {
+		case <-l.drained:
+		case <-ctx.Done():
+		}
+	}
+	p.close()
+	return ctx.Err()
+}
+
+func (p *Poller) close() {
+	for _, l := range p.loops {
+		l.post(op{kind: opStop})
+		<-l.stopped
+	}
+}

@@ -1,0 +1,98 @@
+package netpoll
+
+import (
+	"golang.org/x/sys/unix"
+
+	"github.com/roostproject/roost/internal/pusher"
+	"github.com/roostproject/roost/internal/ws"
+)
+
+// deadline is when the connection next needs attention. The wheel entry is
+// re-bucketed lazily: receiving a message only updates c.seen, and expire
+// reschedules an entry that fires early.
+func (c *conn) deadline() int64 {
+	cfg := c.l.cfg
+	if c.flags&fClosing != 0 {
+		return c.mark
+	}
+	d := c.seen + int64(cfg.ActivityTimeout+cfg.serverPingGrace())
+	if c.flags&fPinged != 0 {
+		d = c.mark + int64(cfg.PongWait)
+	}
+	if c.backlog != nil {
+		d = min(d, c.blocked+int64(cfg.WriteTimeout))
+	}
+	return d
+}
+
+// scheduleBefore moves the wheel entry earlier when at is sooner.
+func (c *conn) scheduleBefore(at int64) {
+	if cur, ok := c.l.wheel.Scheduled(c.fd); !ok || at < cur {
+		c.l.wheel.Schedule(c.fd, at)
+	}
+}
+
+// expire is called by the wheel when a connection's entry is due.
+func (l *loop) expire(fd int32) {
+	c := l.conns[fd]
+	if c == nil || c.flags&fDead != 0 {
+		return
+	}
+	if d := c.deadline(); d > l.now {
+		l.wheel.Schedule(fd, d)
+		return
+	}
+	switch {
+	case c.flags&fClosing != 0:
+		l.kill(c, byTimeout)
+	case c.backlog != nil && c.blocked+int64(l.cfg.WriteTimeout) <= l.now:
+		l.kill(c, bySlow)
+	case c.flags&fPinged != 0:
+		c.Close(ws.CloseCode(pusher.PongTimeout), "pong not received")
+	default:
+		c.sess.Ping()
+		c.flags |= fPinged
+		c.mark = l.now
+		l.wheel.Schedule(fd, c.deadline())
+	}
+}
+
+// kill marks c for release at the end of this loop turn; nothing is freed
+// while a hub delivery may still be iterating over c.
+func (l *loop) kill(c *conn, why closeReason) {
+	if c.flags&fDead != 0 {
+		return
+	}
+	c.flags |= fDead | fClosing
+	l.dying = append(l.dying, c)
+	l.cfg.Stats.closed(why)
+}
+
+// reap leaves the channels of closing connections and releases dead ones.
+func (l *loop) reap() {
+	for i, c := range l.dying {
+		l.dying[i] = nil
+		c.sess.Closed()
+		if c.flags&(fDead|fReleased) == fDead {
+			l.release(c)
+		}
+	}
+	l.dying = l.dying[:0]
+	l.checkDrained()
+}
+
+// release closes the socket and returns every buffer the connection held.
+func (l *loop) release(c *conn) {
+	c.flags |= fReleased
+	l.wheel.Cancel(c.fd)
+	unix.Close(int(c.fd))
+	l.conns[c.fd] = nil
+	l.count.Add(-1)
+	for _, b := range []**[]byte{&c.pending, &c.backlog} {
+		if *b != nil {
+			putBuf(*b)
+			*b = nil
+		}
+	}
+	ws.Discard(&c.ws, &c.frag)
+}

@@ -1,0 +1,187 @@
+package portable
+
+import (
+	"errors"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/roostproject/roost/internal/pusher"
+	"github.com/roostproject/roost/internal/session"
+	"github.com/roostproject/roost/internal/ws"
+)
+
+// conn is one connection of the portable transport. sess is touched only on
+// the dispatcher goroutine; the rest as each field says.
+type conn struct {
+	t    *Transport
+	nc   net.Conn
+	sess session.Session
+
+	mu      sync.Mutex // guards queue, queued, closing, failed
+	queue   [][]byte
+	queued  int
+	closing bool // a close frame is queued: nothing may follow it
+	failed  bool // the writer gave up: the connection is being torn down
+	wake    chan struct{}
+	done    chan struct{} // closed when the reader has ended
+	written chan struct{} // closed when the writer has ended
+
+	// Reader goroutine only.
+	ws     ws.State
+	frag   []byte
+	pinged bool
+}
+
+var _ session.Conn = (*conn)(nil)
+
+func newConn(t *Transport, nc net.Conn) *conn {
+	return &conn{t: t, nc: nc, wake: make(chan struct{}, 1), done: make(chan struct{}), written: make(chan struct{})}
+}
+
+// Shard implements session.Conn.
+func (c *conn) Shard() int { return c.t.cfg.Shard }
+
+// Send implements session.Conn.
+func (c *conn) Send(frame []byte) { c.enqueue(frame, false) }
+
+// Close implements session.Conn: queue a close frame; the writer then gives
+// the client CloseTimeout to answer before the socket is closed.
+func (c *conn) Close(code ws.CloseCode, reason string) {
+	c.enqueue(ws.AppendClose(nil, code, reason), true)
+}
+
+func (c *conn) enqueue(frame []byte, isClose bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing || c.failed {
+		return
+	}
+	if c.queued+len(frame) > c.t.cfg.WriteBacklog {
+		c.failed = true
+		c.nc.Close() // a slow consumer: the reader sees the error and ends
+		return
+	}
+	c.queue = append(c.queue, frame)
+	c.queued += len(frame)
+	c.closing = isClose
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// writeLoop writes queued frames until the connection ends; once the
+// reader has ended it writes what is left (a close frame) and stops.
+func (c *conn) writeLoop() {
+	defer close(c.written)
+	for {
+		select {
+		case <-c.wake:
+		case <-c.done:
+			c.writeQueued()
+			return
+		}
+		if !c.writeQueued() {
+			<-c.done
+			return
+		}
+	}
+}
+
+// writeQueued writes everything queued; false means the writer is done.
+func (c *conn) writeQueued() bool {
+	c.mu.Lock()
+	frames, closing := c.queue, c.closing
+	c.queue, c.queued = nil, 0
+	c.mu.Unlock()
+	for _, f := range frames {
+		c.nc.SetWriteDeadline(time.Now().Add(c.t.cfg.WriteTimeout))
+		if _, err := c.nc.Write(f); err != nil {
+			c.nc.Close()
+			return false
+		}
+	}
+	if closing {
+		c.nc.SetReadDeadline(time.Now().Add(c.t.cfg.CloseTimeout))
+		return false
+	}
+	return true
+}
+
+func (c *conn) stopWriter() {
+	close(c.done)
+	<-c.written
+	c.nc.Close()
+}
+
+// readLoop reads and decodes until the connection ends, keeping the
+// activity deadlines (server ping, then 4201).
+func (c *conn) readLoop(buffered []byte) {
+	buf := make([]byte, 4096)
+	pending := append([]byte(nil), buffered...)
+	for {
+		if !c.decode(&pending) {
+			return
+		}
+		c.nc.SetReadDeadline(time.Now().Add(c.idleWait()))
+		n, err := c.nc.Read(buf)
+		if errors.Is(err, os.ErrDeadlineExceeded) && !c.isClosing() {
+			c.idle()
+			continue
+		}
+		if n == 0 && err != nil {
+			return
+		}
+		c.pinged = false
+		pending = append(pending, buf[:n]...)
+	}
+}
+
+func (c *conn) isClosing() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closing || c.failed
+}
+
+// idleWait is how long the reader waits for data before acting.
+func (c *conn) idleWait() time.Duration {
+	cfg := &c.t.cfg
+	if c.pinged {
+		return cfg.PongWait
+	}
+	grace := max(cfg.ActivityTimeout/10, time.Second)
+	return cfg.ActivityTimeout + grace
+}
+
+// idle pings a silent client, or closes it with 4201 if a ping went unanswered.
+func (c *conn) idle() {
+	if c.pinged {
+		c.t.do(func() { c.Close(ws.CloseCode(pusher.PongTimeout), "pong not received") })
+		return
+	}
+	c.pinged = true
+	c.t.do(c.sess.Ping)
+}
+
+// decode handles the complete frames in *pending; false ends the connection.
+func (c *conn) decode(pending *[]byte) bool {
+	n, err := ws.Decode(&c.ws, *pending, c.t.cfg.MaxMessage, &c.frag, (*reader)(c))
+	if err != nil {
+		var ce *ws.CloseError
+		if errors.As(err, &ce) {
+			c.Close(ce.Code, ce.Reason)
+		}
+		return false
+	}
+	rest := (*pending)[n:]
+	*pending = append((*pending)[:0], rest...)
+	return !c.ended()
+}
+
+func (c *conn) ended() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failed
+}

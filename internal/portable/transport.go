@@ -1,0 +1,144 @@
+package portable
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/hub"
+	"github.com/roostproject/roost/internal/session"
+)
+
+// Config holds what the transport needs. All fields are required unless noted.
+type Config struct {
+	Shard           int // the hub shard id of this transport
+	Hub             *hub.Hub
+	Env             *session.Env
+	MaxMessage      int           // bytes
+	WriteBacklog    int           // bytes queued before a slow client is closed
+	WriteTimeout    time.Duration // a write blocked this long closes the connection
+	ActivityTimeout time.Duration
+	PongWait        time.Duration
+	CloseTimeout    time.Duration
+	Logger          *slog.Logger // nil means slog.Default()
+}
+
+// Transport serves connections with goroutines.
+type Transport struct {
+	cfg   Config
+	count atomic.Int64
+	wg    sync.WaitGroup
+
+	mu      sync.Mutex // guards inbox, conns, closed
+	inbox   []func()
+	conns   map[*conn]struct{}
+	closed  bool
+	wake    chan struct{}
+	stopped chan struct{}
+}
+
+// New starts the dispatcher and registers the transport as a hub shard.
+func New(cfg Config) *Transport {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	t := &Transport{cfg: cfg, conns: make(map[*conn]struct{}), wake: make(chan struct{}, 1), stopped: make(chan struct{})}
+	cfg.Hub.SetShard(cfg.Shard, t)
+	go t.dispatch()
+	return t
+}
+
+// Post implements hub.Shard.
+func (t *Transport) Post(d hub.Delivery) { t.do(func() { t.cfg.Hub.Flush(d) }) }
+
+// do runs f on the dispatcher goroutine, in order. It never blocks.
+func (t *Transport) do(f func()) {
+	t.mu.Lock()
+	t.inbox = append(t.inbox, f)
+	t.mu.Unlock()
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (t *Transport) dispatch() {
+	defer close(t.stopped)
+	for range t.wake {
+		t.mu.Lock()
+		work, closed := t.inbox, t.closed
+		t.inbox = nil
+		t.mu.Unlock()
+		for _, f := range work {
+			f()
+		}
+		if closed && len(work) == 0 {
+			return
+		}
+	}
+}
+
+// Len returns the number of connections served.
+func (t *Transport) Len() int { return int(t.count.Load()) }
+
+// Serve runs one upgraded connection until it ends; buffered are bytes read
+// past the handshake. It blocks: call it from the connection's goroutine.
+func (t *Transport) Serve(nc net.Conn, buffered []byte, app *config.App) {
+	c := newConn(t, nc)
+	t.count.Add(1)
+	t.wg.Add(1)
+	defer t.wg.Done()
+	go c.writeLoop()
+	t.do(func() {
+		c.sess.Init(t.cfg.Env, c, app)
+		t.mu.Lock()
+		t.conns[c] = struct{}{}
+		t.mu.Unlock()
+	})
+	c.readLoop(buffered)
+	ended := make(chan struct{})
+	t.do(func() {
+		c.sess.Closed()
+		t.mu.Lock()
+		delete(t.conns, c)
+		t.mu.Unlock()
+		close(ended)
+	})
+	<-ended
+	c.stopWriter()
+	t.count.Add(-1)
+}
+
+// Shutdown asks every connection to reconnect elsewhere (4200), waits for
+// them to go or for ctx to end, then closes what is left.
+func (t *Transport) Shutdown(ctx context.Context) error {
+	t.do(func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		for c := range t.conns {
+			c.sess.Shutdown()
+		}
+	})
+	done := make(chan struct{})
+	go func() { t.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.mu.Lock()
+		for c := range t.conns {
+			c.nc.Close()
+		}
+		t.mu.Unlock()
+		<-done
+	}
+	t.mu.Lock()
+	t.closed = true
+	t.mu.Unlock()
+	t.do(func() {})
+	<-t.stopped
+	return ctx.Err()
+}

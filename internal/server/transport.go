@@ -1,0 +1,39 @@
+package server
+
+import (
+	"github.com/roostproject/roost/internal/hub"
+	"github.com/roostproject/roost/internal/netpoll"
+	"github.com/roostproject/roost/internal/portable"
+	"github.com/roostproject/roost/internal/pusher"
+	"github.com/roostproject/roost/internal/session"
+	"github.com/roostproject/roost/internal/ws"
+)
+
+func (s *Server) portableConfig(env *session.Env, shard int) portable.Config {
+	c := s.cfg
+	return portable.Config{
+		Shard: shard, Hub: s.hub, Env: env, Logger: s.log,
+		MaxMessage: c.Limits.MaxMessageSize, WriteBacklog: c.Limits.WriteBacklog, WriteTimeout: c.Limits.WriteTimeout,
+		ActivityTimeout: c.ActivityTimeout, PongWait: c.PongWait, CloseTimeout: c.Limits.HandshakeTimeout,
+	}
+}
+
+func (s *Server) pollerConfig(env *session.Env, loops int) netpoll.Config {
+	c := s.cfg
+	return netpoll.Config{
+		Loops: loops, FirstShard: 0, Hub: s.hub, Env: env, Logger: s.log, Stats: &s.stats,
+		MaxMessage: c.Limits.MaxMessageSize, WriteBacklog: c.Limits.WriteBacklog, WriteTimeout: c.Limits.WriteTimeout,
+		ActivityTimeout: c.ActivityTimeout, PongWait: c.PongWait, CloseTimeout: c.Limits.HandshakeTimeout,
+	}
+}
+
+// encode turns a message into the one frame every subscriber receives.
+func encode(m *hub.Message) []byte {
+	payload := make([]byte, 0, len(m.Event)+len(m.Channel)+len(m.Data)+len(m.Data)/8+64)
+	if m.UserID != "" {
+		payload = pusher.AppendEventUser(payload, m.Event, m.Channel, m.Data, m.UserID)
+	} else {
+		payload = pusher.AppendEvent(payload, m.Event, m.Channel, m.Data)
+	}
+	return ws.AppendFrame(make([]byte, 0, len(payload)+10), ws.OpText, payload)
+}

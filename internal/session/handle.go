@@ -1,0 +1,49 @@
+package session
+
+import (
+	"strings"
+
+	"github.com/roostproject/roost/internal/pusher"
+)
+
+// HandleText processes one complete text message from the client. A message
+// that cannot be understood gets a pusher:error and the connection stays up.
+func (s *Session) HandleText(payload []byte) {
+	if s.closed {
+		return
+	}
+	msg, err := pusher.ParseMessage(payload)
+	if err != nil {
+		s.sendError(0, err.Error())
+		return
+	}
+	switch msg.Event {
+	case "pusher:ping":
+		s.send(pusher.AppendRawEvent(nil, "pusher:pong", "", []byte("{}")))
+	case "pusher:pong":
+	case "pusher:subscribe":
+		s.subscribe(msg)
+	case "pusher:unsubscribe":
+		s.unsubscribe(msg)
+	case "pusher:signin":
+		s.signin(msg)
+	default:
+		s.other(msg)
+	}
+}
+
+func (s *Session) other(msg pusher.Message) {
+	if strings.HasPrefix(msg.Event, "client-") {
+		s.clientEvent(msg)
+		return
+	}
+	s.sendError(0, "unsupported event "+quote(msg.Event))
+}
+
+// quote bounds and quotes client-supplied text for an error message.
+func quote(v string) string {
+	if len(v) > 64 {
+		v = v[:64] + "..."
+	}
+	return `"` + v + `"`
+}

@@ -1,0 +1,94 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/roostproject/roost/internal/hub"
+	"github.com/roostproject/roost/internal/pusher"
+)
+
+var errNotThisUser = errors.New("server-to-user channels are joined by signing in as that user")
+
+// joinPresence subscribes to a presence channel as the member described by
+// channelData, or as the signed-in user when channelData is empty.
+func (s *Session) joinPresence(name, channelData string) {
+	m, err := s.member(channelData)
+	if err != nil {
+		s.subscriptionError(name, "InvalidChannelData", err.Error(), 400)
+		return
+	}
+	h := s.env.Hub
+	ch := h.Acquire(s.app.ID, name)
+	first, err := ch.Join(m.UserID, string(m.UserInfo), s.app.MaxPresenceMembers)
+	if err != nil {
+		h.Release(ch)
+		s.subscriptionError(name, "LimitReached", err.Error(), 403)
+		return
+	}
+	s.attach(ch, m.UserID)
+	s.succeeded(ch)
+	if first {
+		s.memberEvent(ch, "pusher_internal:member_added", memberJSON(m.UserID, string(m.UserInfo)), s.SocketID())
+	}
+}
+
+// member parses presence channel_data, checking the app's limits.
+func (s *Session) member(channelData string) (pusher.Member, error) {
+	if channelData == "" && s.user != nil {
+		return pusher.Member{UserID: s.user.id, UserInfo: s.user.info}, nil
+	}
+	m, err := pusher.ParseChannelData(channelData)
+	if err != nil {
+		return m, err
+	}
+	if max := s.app.MaxPresenceUserInfo; max > 0 && len(m.UserInfo) > max {
+		return m, errors.New("user_info is larger than the app allows")
+	}
+	return m, nil
+}
+
+// memberEvent publishes a member_added/member_removed event on ch.
+func (s *Session) memberEvent(ch *hub.Channel, event, data, except string) {
+	err := s.env.Hub.Publish(s.app.ID, hub.Publication{Channels: []string{ch.Name()}, Event: event, Data: data, SocketID: except})
+	if err != nil {
+		s.env.Logger.Warn("presence event not published", "channel", ch.Name(), "event", event, "err", err)
+	}
+}
+
+// presenceData is subscription_succeeded's data on a presence channel.
+func presenceData(ch *hub.Channel) string {
+	var p struct {
+		IDs   []string                   `json:"ids"`
+		Hash  map[string]json.RawMessage `json:"hash"`
+		Count int                        `json:"count"`
+	}
+	p.Hash = make(map[string]json.RawMessage)
+	ch.Members(func(id, info string) {
+		p.IDs = append(p.IDs, id)
+		p.Hash[id] = rawOrNull(info)
+	})
+	p.Count = len(p.IDs)
+	b, _ := json.Marshal(struct {
+		Presence any `json:"presence"`
+	}{p})
+	return string(b)
+}
+
+// memberJSON is the data of member_added ({user_id, user_info}) or, with no
+// info, of member_removed ({user_id}).
+func memberJSON(id, info string) string {
+	v := map[string]any{"user_id": id}
+	if info != "" {
+		v["user_info"] = json.RawMessage(info)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func rawOrNull(info string) json.RawMessage {
+	if info == "" {
+		return json.RawMessage("null")
+	}
+	return json.RawMessage(info)
+}

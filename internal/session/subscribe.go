@@ -1,0 +1,116 @@
+package session
+
+import (
+	"encoding/json"
+
+	"github.com/roostproject/roost/internal/auth"
+	"github.com/roostproject/roost/internal/hub"
+	"github.com/roostproject/roost/internal/pusher"
+)
+
+// subscribe handles pusher:subscribe (Pusher "Channels protocol",
+// "Authorizing users", "Presence channels").
+func (s *Session) subscribe(msg pusher.Message) {
+	req, err := pusher.ParseSubscribe(msg.Data)
+	if err != nil {
+		s.sendError(0, err.Error())
+		return
+	}
+	name := req.Channel
+	if i := s.find(name); i >= 0 {
+		s.succeeded(s.subs[i].ch)
+		return
+	}
+	kind := pusher.KindOf(name)
+	if err := s.checkChannel(name, kind); err != nil {
+		s.subscriptionError(name, "InvalidChannel", err.Error(), 400)
+		return
+	}
+	if kind.RequiresAuth() && !auth.CheckChannel(s.app.Key, s.app.Secret, s.SocketID(), name, req.ChannelData, req.Auth) {
+		s.subscriptionError(name, "AuthError", "invalid signature for channel "+quote(name), 401)
+		return
+	}
+	if kind.IsPresence() {
+		s.joinPresence(name, req.ChannelData)
+		return
+	}
+	s.join(name, "")
+}
+
+// checkChannel validates a channel name; a server-to-user channel is only
+// for the connection signed in as that user.
+func (s *Session) checkChannel(name string, kind pusher.Kind) error {
+	if kind.IsServerToUser() {
+		return errNotThisUser
+	}
+	return pusher.ValidateChannel(name)
+}
+
+// join subscribes the connection to a channel it has been allowed on.
+func (s *Session) join(name, member string) *hub.Channel {
+	h := s.env.Hub
+	ch := h.Acquire(s.app.ID, name)
+	s.attach(ch, member)
+	s.succeeded(ch)
+	return ch
+}
+
+func (s *Session) attach(ch *hub.Channel, member string) {
+	index := s.env.Hub.Attach(ch, s.conn.Shard(), s)
+	s.subs = append(s.subs, subscription{ch: ch, index: index, member: member})
+}
+
+// succeeded sends pusher_internal:subscription_succeeded for ch.
+func (s *Session) succeeded(ch *hub.Channel) {
+	data := "{}"
+	if pusher.KindOf(ch.Name()).IsPresence() {
+		data = presenceData(ch)
+	}
+	s.send(pusher.AppendEvent(nil, "pusher_internal:subscription_succeeded", ch.Name(), data))
+}
+
+// unsubscribe handles pusher:unsubscribe; Pusher sends no reply.
+func (s *Session) unsubscribe(msg pusher.Message) {
+	name, err := pusher.ParseUnsubscribe(msg.Data)
+	if err != nil {
+		s.sendError(0, err.Error())
+		return
+	}
+	if i := s.find(name); i >= 0 && !pusher.KindOf(name).IsServerToUser() {
+		s.leave(i)
+	}
+}
+
+// leave drops subscription i, announcing a presence member's departure when
+// this was the user's last connection in the channel.
+func (s *Session) leave(i int) {
+	sub := s.subs[i]
+	last := len(s.subs) - 1
+	s.subs[i] = s.subs[last]
+	s.subs[last] = subscription{}
+	s.subs = s.subs[:last]
+	h := s.env.Hub
+	h.Detach(sub.ch, s.conn.Shard(), sub.index)
+	if sub.member != "" && sub.ch.Leave(sub.member) {
+		s.memberEvent(sub.ch, "pusher_internal:member_removed", memberJSON(sub.member, ""), "")
+	}
+	h.Release(sub.ch)
+}
+
+func (s *Session) find(name string) int {
+	for i := range s.subs {
+		if s.subs[i].ch.Name() == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *Session) subscriptionError(channel, typ, message string, status int) {
+	data, _ := json.Marshal(struct {
+		Type   string `json:"type"`
+		Error  string `json:"error"`
+		Status int    `json:"status"`
+	}{typ, message, status})
+	s.send(pusher.AppendRawEvent(nil, "pusher:subscription_error", channel, data))
+}
