@@ -1,0 +1,125 @@
+package api
+
+import (
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/hub"
+)
+
+// Backend is what the HTTP API needs from the hub: publishing, channel
+// statistics and presence membership, cluster-wide. Implementations must be
+// safe for concurrent use; every method is called from request goroutines.
+type Backend interface {
+	// Publish delivers p to the subscribers of its channels.
+	Publish(appID string, p hub.Publication) error
+	// Channel reports one channel, occupied or not.
+	Channel(appID, name string) hub.ChannelStats
+	// Channels reports the occupied channels whose names start with prefix.
+	Channels(appID, prefix string) []hub.ChannelStats
+	// Users lists the distinct user ids of a presence channel's members.
+	Users(appID, channel string) []string
+	// TerminateUser closes every connection signed in as userID.
+	TerminateUser(appID, userID string)
+}
+
+// CacheReader is optionally implemented by a Backend that keeps the last
+// event of cache channels, so the channel query can answer info=cache
+// (Pusher docs, "Cache channels"). Without it the answer is "cache": null,
+// which the docs define as an empty cache.
+type CacheReader interface {
+	// Cached returns the cached event data of a channel and its remaining
+	// time to live; ok is false when nothing is cached.
+	Cached(appID, channel string) (data string, ttl time.Duration, ok bool)
+}
+
+// AppSource looks apps up by id; *config.Config satisfies it. AppByID returns
+// nil for an unknown id.
+type AppSource interface {
+	AppByID(id string) *config.App
+}
+
+// Config configures the HTTP API handler.
+type Config struct {
+	// Apps finds the app a request names. Nil means no app exists, so every
+	// request is answered 404.
+	Apps AppSource
+	// Backend receives publications and answers channel queries. Required.
+	Backend Backend
+	// MaxBodySize is the largest request body accepted, in bytes. Zero value
+	// means 1 MiB.
+	MaxBodySize int
+	// MaxEventData is the largest event data accepted, in bytes. Zero value
+	// means 10 KiB, Pusher's documented limit.
+	MaxEventData int
+	// Now tells the time for signature timestamps. Zero value means time.Now.
+	Now func() time.Time
+	// Logger receives request failures: 5xx at Error, 4xx at Debug. Zero
+	// value means slog.Default().
+	Logger *slog.Logger
+}
+
+// Default limits, applied by withDefaults.
+const (
+	defaultMaxBodySize  = 1 << 20
+	defaultMaxEventData = 10 << 10
+)
+
+// withDefaults returns c with every zero field replaced by its default.
+func (c Config) withDefaults() Config {
+	if c.MaxBodySize <= 0 {
+		c.MaxBodySize = defaultMaxBodySize
+	}
+	if c.MaxEventData <= 0 {
+		c.MaxEventData = defaultMaxEventData
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+// handler serves the API; its fields are set once by New and read-only after.
+type handler struct {
+	cfg  Config
+	mux  *http.ServeMux
+	bufs sync.Pool // of *[]byte, request body buffers
+}
+
+// New returns the handler for every path under /apps/. Paths it does not
+// know are answered 404, known paths with the wrong method 405 with Allow.
+// New panics if cfg.Backend is nil: that is a wiring mistake, not a request
+// error.
+func New(cfg Config) http.Handler {
+	if cfg.Backend == nil {
+		panic("api.New: Config.Backend is nil")
+	}
+	h := &handler{cfg: cfg.withDefaults()}
+	h.bufs.New = func() any { b := make([]byte, 0, initialBodyCap); return &b }
+	h.mux = h.routes()
+	return h
+}
+
+// routes maps the endpoints of the Pusher HTTP API reference to handlers.
+// http.ServeMux answers unknown paths 404 and wrong methods 405 with Allow.
+func (h *handler) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle("POST /apps/{app}/events", h.gate(h.events))
+	mux.Handle("POST /apps/{app}/batch_events", h.gate(h.batchEvents))
+	mux.Handle("GET /apps/{app}/channels", h.gate(h.channels))
+	mux.Handle("GET /apps/{app}/channels/{channel}", h.gate(h.channel))
+	mux.Handle("GET /apps/{app}/channels/{channel}/users", h.gate(h.users))
+	mux.Handle("POST /apps/{app}/users/{user}/terminate_connections", h.gate(h.terminate))
+	return mux
+}
+
+// ServeHTTP implements http.Handler.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mux.ServeHTTP(w, r)
+}

@@ -1,0 +1,102 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/roostproject/roost/internal/pusher"
+)
+
+// presencePrefix starts every presence channel name (Pusher docs, "Presence
+// channels"); the channel list may count users only under this filter.
+const presencePrefix = "presence-"
+
+// cacheAttr is the value of "cache" in a channel reply (Pusher HTTP API
+// reference: "Cached data and TTL (in seconds) for this channel").
+type cacheAttr struct {
+	Data string `json:"data"`
+	TTL  int    `json:"ttl"`
+}
+
+// channels serves GET /apps/{id}/channels (Pusher HTTP API reference, "GET
+// channels"): the occupied channels under filter_by_prefix, with user_count
+// only when the filter selects presence channels.
+func (h *handler) channels(w http.ResponseWriter, r *http.Request, req *request) error {
+	prefix := req.query.Get("filter_by_prefix")
+	a, err := parseInfo(req.query.Get("info"), attrUserCount|attrSubscriptionCount)
+	if err != nil {
+		return err
+	}
+	if a.has(attrUserCount) && !strings.HasPrefix(prefix, presencePrefix) {
+		return errorf(http.StatusBadRequest, "info: user_count needs filter_by_prefix=%s", presencePrefix)
+	}
+	info := channelsInfo{Channels: make(map[string]map[string]int)}
+	for _, st := range h.cfg.Backend.Channels(req.app.ID, prefix) {
+		if !st.Occupied || !strings.HasPrefix(st.Name, prefix) {
+			continue
+		}
+		info.Channels[st.Name] = countsOf(st.Name, st, a)
+	}
+	return writeJSON(w, info)
+}
+
+// channel serves GET /apps/{id}/channels/{name} (Pusher HTTP API reference,
+// "GET channel"): occupied, plus the attributes info asks for. An attribute
+// that does not fit the channel's type is a 400.
+func (h *handler) channel(w http.ResponseWriter, r *http.Request, req *request) error {
+	name := r.PathValue("channel")
+	if err := pusher.ValidateChannel(name); err != nil {
+		return errorf(http.StatusBadRequest, "channel: %v", err)
+	}
+	a, err := parseInfo(req.query.Get("info"), attrUserCount|attrSubscriptionCount|attrCache)
+	if err != nil {
+		return err
+	}
+	if err := fits(name, a); err != nil {
+		return err
+	}
+	st := h.cfg.Backend.Channel(req.app.ID, name)
+	out := map[string]any{"occupied": st.Occupied}
+	if a.has(attrUserCount) {
+		out["user_count"] = st.UserCount
+	}
+	if a.has(attrSubscriptionCount) {
+		out["subscription_count"] = st.SubscriptionCount
+	}
+	if a.has(attrCache) {
+		out["cache"] = h.cached(req.app.ID, name)
+	}
+	return writeJSON(w, out)
+}
+
+// fits refuses attributes the channel's type does not have: user_count off
+// presence channels, cache off cache channels.
+func fits(name string, a attrs) error {
+	if a.has(attrUserCount) && !isPresence(name) {
+		return errorf(http.StatusBadRequest, "info: user_count is only available on presence channels")
+	}
+	if a.has(attrCache) && !isCache(name) {
+		return errorf(http.StatusBadRequest, "info: cache is only available on cache channels")
+	}
+	return nil
+}
+
+// cached returns the cache attribute of a channel: nil (JSON null) when the
+// cache is empty or the backend keeps none.
+func (h *handler) cached(appID, name string) *cacheAttr {
+	cr, ok := h.cfg.Backend.(CacheReader)
+	if !ok {
+		return nil
+	}
+	data, ttl, ok := cr.Cached(appID, name)
+	if !ok {
+		return nil
+	}
+	return &cacheAttr{Data: data, TTL: int(ttl.Seconds())}
+}
+
+// isPresence reports whether name is a presence channel.
+func isPresence(name string) bool { return pusher.KindOf(name).IsPresence() }
+
+// isCache reports whether name is a cache channel.
+func isCache(name string) bool { return pusher.KindOf(name).IsCache() }

@@ -1,0 +1,48 @@
+package api
+
+import (
+	"net/http"
+	"unicode/utf8"
+
+	"github.com/roostproject/roost/internal/pusher"
+)
+
+// userEntry is one member in the reply to the users query.
+type userEntry struct {
+	ID string `json:"id"`
+}
+
+// usersReply is the reply to GET /apps/{id}/channels/{name}/users.
+type usersReply struct {
+	Users []userEntry `json:"users"`
+}
+
+// users serves GET /apps/{id}/channels/{name}/users (Pusher HTTP API
+// reference, "GET users"): the ids of a presence channel's members.
+func (h *handler) users(w http.ResponseWriter, r *http.Request, req *request) error {
+	name := r.PathValue("channel")
+	if err := pusher.ValidateChannel(name); err != nil {
+		return errorf(http.StatusBadRequest, "channel: %v", err)
+	}
+	if !isPresence(name) {
+		return errorf(http.StatusBadRequest, "channel: users are only listed for presence channels")
+	}
+	ids := h.cfg.Backend.Users(req.app.ID, name)
+	reply := usersReply{Users: make([]userEntry, len(ids))}
+	for i, id := range ids {
+		reply.Users[i].ID = id
+	}
+	return writeJSON(w, reply)
+}
+
+// terminate serves POST /apps/{id}/users/{user}/terminate_connections
+// (Pusher docs, "Terminating user connections"). The body ({} from the Node
+// SDK) carries nothing and is only signed.
+func (h *handler) terminate(w http.ResponseWriter, r *http.Request, req *request) error {
+	user := r.PathValue("user")
+	if user == "" || !utf8.ValidString(user) || utf8.RuneCountInString(user) > pusher.MaxUserIDLength {
+		return errorf(http.StatusBadRequest, "user id: must be 1 to %d characters of UTF-8", pusher.MaxUserIDLength)
+	}
+	h.cfg.Backend.TerminateUser(req.app.ID, user)
+	return writeEmpty(w)
+}
