@@ -1,0 +1,163 @@
+package ws
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha1"
+	"encoding/base64"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+)
+
+// acceptGUID is the fixed string the server appends to the client's key
+// before hashing it (RFC 6455 section 1.3 and 4.2.2).
+const acceptGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+// HandshakeError is a rejected opening handshake. Upgrade has already
+// answered the client with Status and Reason when it returns one, so the
+// caller only counts or logs it (it is the client's fault, not roost's).
+type HandshakeError struct {
+	Status int    // the HTTP status sent, e.g. 400 or 426
+	Reason string // the message sent in the response body
+}
+
+// Error describes the rejection.
+func (e *HandshakeError) Error() string {
+	return fmt.Sprintf("websocket: handshake rejected with %d: %s", e.Status, e.Reason)
+}
+
+// Upgrade checks a client's opening handshake (RFC 6455 4.2.1), takes over
+// the connection and writes the 101 response with the Sec-WebSocket-Accept
+// key (4.2.2). It returns the raw connection and any bytes the server had
+// already read past the request (frames the client sent at once): the
+// caller must decode those before reading the socket.
+//
+// A bad handshake is answered with an HTTP error saying what is wrong and
+// returned as a *HandshakeError: 405 for a method other than GET, 426 (with
+// Upgrade and Sec-WebSocket-Version: 13) for a request that does not ask
+// for WebSocket version 13, 400 for a bad Sec-WebSocket-Key. No subprotocol
+// and no extension is ever accepted; permessage-deflate offers are ignored.
+func Upgrade(w http.ResponseWriter, r *http.Request) (net.Conn, []byte, error) {
+	key, herr := checkHandshake(r)
+	if herr != nil {
+		herr.write(w)
+		return nil, nil, herr
+	}
+	conn, rw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		http.Error(w, "websocket: cannot take over this connection", http.StatusInternalServerError)
+		return nil, nil, fmt.Errorf("websocket: hijack: %w", err)
+	}
+	buffered := takeBuffered(rw.Reader)
+	if err := writeSwitching(conn, key); err != nil {
+		conn.Close()
+		return nil, nil, fmt.Errorf("websocket: write 101 response: %w", err)
+	}
+	return conn, buffered, nil
+}
+
+// checkHandshake applies RFC 6455 4.2.1 in order and returns the client's
+// key, or the HTTP error to answer with.
+func checkHandshake(r *http.Request) (string, *HandshakeError) {
+	switch {
+	case r.Method != http.MethodGet:
+		return "", &HandshakeError{http.StatusMethodNotAllowed, "websocket: the handshake must be a GET request"}
+	case !r.ProtoAtLeast(1, 1):
+		return "", &HandshakeError{http.StatusBadRequest, "websocket: the handshake needs HTTP/1.1"}
+	case !hasToken(r.Header, "Upgrade", "websocket"):
+		return "", &HandshakeError{http.StatusUpgradeRequired, "websocket: missing \"Upgrade: websocket\" header"}
+	case !hasToken(r.Header, "Connection", "upgrade"):
+		return "", &HandshakeError{http.StatusUpgradeRequired, "websocket: \"Connection\" header does not contain \"Upgrade\""}
+	case r.Header.Get("Sec-WebSocket-Version") != "13":
+		return "", &HandshakeError{http.StatusUpgradeRequired, "websocket: unsupported Sec-WebSocket-Version, want 13"}
+	}
+	keys := r.Header.Values("Sec-WebSocket-Key")
+	if len(keys) != 1 || !validKey(keys[0]) {
+		return "", &HandshakeError{http.StatusBadRequest, "websocket: Sec-WebSocket-Key must be one base64-encoded 16-byte value"}
+	}
+	return keys[0], nil
+}
+
+// write sends the rejection. A 426 names what to upgrade to (RFC 9110
+// 15.5.22) and the version roost speaks (RFC 6455 4.2.2 and 4.4).
+func (e *HandshakeError) write(w http.ResponseWriter) {
+	switch e.Status {
+	case http.StatusUpgradeRequired:
+		w.Header().Set("Upgrade", "websocket")
+		w.Header().Set("Sec-WebSocket-Version", "13")
+	case http.StatusMethodNotAllowed:
+		w.Header().Set("Allow", http.MethodGet)
+	}
+	http.Error(w, e.Reason, e.Status)
+}
+
+// hasToken reports whether a comma-separated header holds token, ignoring
+// case (RFC 9110 5.6.1: list syntax; header lines may repeat).
+func hasToken(h http.Header, name, token string) bool {
+	for _, v := range h.Values(name) {
+		for part := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(part), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// validKey reports a Sec-WebSocket-Key that base64-decodes to 16 bytes
+// (RFC 6455 4.1, item 7 of the client's requirements).
+func validKey(key string) bool {
+	if len(key) != base64.StdEncoding.EncodedLen(16) {
+		return false
+	}
+	var raw [18]byte // DecodedLen(24)
+	n, err := base64.StdEncoding.Decode(raw[:], []byte(key))
+	return err == nil && n == 16
+}
+
+// takeBuffered copies the bytes the HTTP server read past the request.
+func takeBuffered(br *bufio.Reader) []byte {
+	n := br.Buffered()
+	if n == 0 {
+		return nil
+	}
+	p, _ := br.Peek(n)
+	return bytes.Clone(p)
+}
+
+// writeSwitching writes the 101 response of RFC 6455 4.2.2, item 5.
+func writeSwitching(conn net.Conn, key string) error {
+	b := make([]byte, 0, 160)
+	b = append(b, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"+
+		"Connection: Upgrade\r\nSec-WebSocket-Accept: "...)
+	b = appendAcceptKey(b, key)
+	b = append(b, "\r\n\r\n"...)
+	_, err := conn.Write(b)
+	return err
+}
+
+// AcceptKey computes the Sec-WebSocket-Accept value for a client's
+// Sec-WebSocket-Key: base64 of the SHA-1 of the key and the RFC's GUID
+// (RFC 6455 4.2.2). The client checks it to know the server speaks
+// WebSocket (4.1).
+func AcceptKey(clientKey string) string {
+	var b [28]byte
+	return string(appendAcceptKey(b[:0], clientKey))
+}
+
+// appendAcceptKey appends AcceptKey(key), hashing on the stack for keys of
+// the standard 24 characters.
+func appendAcceptKey(dst []byte, key string) []byte {
+	var in [64]byte
+	var sum [sha1.Size]byte
+	if len(key) <= len(in)-len(acceptGUID) {
+		n := copy(in[:], key)
+		n += copy(in[n:], acceptGUID)
+		sum = sha1.Sum(in[:n])
+	} else {
+		sum = sha1.Sum([]byte(key + acceptGUID))
+	}
+	return base64.StdEncoding.AppendEncode(dst, sum[:])
+}
