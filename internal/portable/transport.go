@@ -76,7 +76,7 @@ func (t *Transport) dispatch() {
 		for _, f := range work {
 			f()
 		}
-		if closed && len(work) == 0 {
+		if closed {
 			return
 		}
 	}

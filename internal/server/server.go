@@ -116,6 +116,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go func() { errc <- s.http.Serve(ln) }()
 	select {
 	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil // Shutdown was called directly
+		}
 		return err
 	case <-ctx.Done():
 	}
