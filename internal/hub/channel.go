@@ -18,8 +18,9 @@ type Channel struct {
 	// shard's mutex, Hub.locks[i]).
 	shards []shardList
 
-	mu      sync.Mutex         // guards members
+	mu      sync.Mutex         // guards members and counts
 	members map[string]*member // presence channels only: user id -> member
+	counts  countState
 }
 
 // shardList is one shard's subscribers of a channel. n mirrors len(subs) so

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Subscriber is a connection as the hub sees it. The hub calls its methods
@@ -45,6 +46,8 @@ type Config struct {
 	Shards int
 	// Encode turns a message into the WebSocket frame sent to subscribers.
 	Encode func(*Message) []byte
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
 }
 
 // Hub indexes channels per app and fans messages out to the shards.
@@ -53,6 +56,9 @@ type Hub struct {
 	node   uint64
 	seq    atomic.Uint64
 	broker Broker
+	cache  *cache
+	now    func() time.Time
+	users  users
 
 	shards []Shard
 	locks  []sync.Mutex
@@ -64,8 +70,14 @@ type Hub struct {
 // New returns a hub with an in-memory broker; node is the first part of
 // every socket_id this hub hands out (unique per node in a cluster).
 func New(cfg Config, node uint64) *Hub {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	h := &Hub{
 		encode: cfg.Encode,
+		cache:  newCache(cfg.Now),
+		now:    cfg.Now,
+		users:  users{online: make(map[userKey]int), conns: make(map[string]int)},
 		node:   node,
 		shards: make([]Shard, cfg.Shards),
 		locks:  make([]sync.Mutex, cfg.Shards),

@@ -1,7 +1,9 @@
 package hub
 
 import (
+	"encoding/json"
 	"errors"
+	"iter"
 	"sort"
 )
 
@@ -66,4 +68,23 @@ func (c *Channel) MemberCount() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.members)
+}
+
+// MemberInfos returns a snapshot of the members, in user id order, as user
+// id and user_info pairs (nil info when the member gave none).
+func (c *Channel) MemberInfos() iter.Seq2[string, json.RawMessage] {
+	type pair struct{ id, info string }
+	var snap []pair
+	c.Members(func(id, info string) { snap = append(snap, pair{id, info}) })
+	return func(yield func(string, json.RawMessage) bool) {
+		for _, p := range snap {
+			var info json.RawMessage
+			if p.info != "" {
+				info = json.RawMessage(p.info)
+			}
+			if !yield(p.id, info) {
+				return
+			}
+		}
+	}
 }

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"strings"
+
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/netpoll"
 	"github.com/roostproject/roost/internal/portable"
@@ -30,10 +32,14 @@ func (s *Server) pollerConfig(env *session.Env, loops int) netpoll.Config {
 // encode turns a message into the one frame every subscriber receives.
 func encode(m *hub.Message) []byte {
 	payload := make([]byte, 0, len(m.Event)+len(m.Channel)+len(m.Data)+len(m.Data)/8+64)
+	channel := m.Channel
+	if strings.HasPrefix(channel, hub.WatchlistPrefix) {
+		channel = "" // watchlist events belong to the connection, not a channel
+	}
 	if m.UserID != "" {
-		payload = pusher.AppendEventUser(payload, m.Event, m.Channel, m.Data, m.UserID)
+		payload = pusher.AppendEventUser(payload, m.Event, channel, m.Data, m.UserID)
 	} else {
-		payload = pusher.AppendEvent(payload, m.Event, m.Channel, m.Data)
+		payload = pusher.AppendEvent(payload, m.Event, channel, m.Data)
 	}
 	return ws.AppendFrame(make([]byte, 0, len(payload)+10), ws.OpText, payload)
 }

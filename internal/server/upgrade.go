@@ -24,7 +24,11 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	app := s.cfg.AppByKey(r.PathValue("key"))
-	if code, msg := admit(app, r.URL.Query()); code != 0 {
+	code, msg := admit(app, r.URL.Query())
+	if code == 0 && app.MaxConnections > 0 && s.hub.Connections(app.ID) >= app.MaxConnections {
+		code, msg = pusher.OverQuota, "app is over its connection quota"
+	}
+	if code != 0 {
 		s.refuse(nc, code, msg)
 		return
 	}

@@ -19,7 +19,7 @@ func (s *Session) HandleText(payload []byte) {
 	}
 	switch msg.Event {
 	case "pusher:ping":
-		s.send(pusher.AppendRawEvent(nil, "pusher:pong", "", []byte("{}")))
+		s.send(pusher.AppendPong(nil))
 	case "pusher:pong":
 	case "pusher:subscribe":
 		s.subscribe(msg)

@@ -28,6 +28,7 @@ func (s *Session) joinPresence(name, channelData string) {
 	}
 	s.attach(ch, m.UserID)
 	s.succeeded(ch)
+	s.afterJoin(ch)
 	if first {
 		s.memberEvent(ch, "pusher_internal:member_added", memberJSON(m.UserID, string(m.UserInfo)), s.SocketID())
 	}
@@ -56,25 +57,6 @@ func (s *Session) memberEvent(ch *hub.Channel, event, data, except string) {
 	}
 }
 
-// presenceData is subscription_succeeded's data on a presence channel.
-func presenceData(ch *hub.Channel) string {
-	var p struct {
-		IDs   []string                   `json:"ids"`
-		Hash  map[string]json.RawMessage `json:"hash"`
-		Count int                        `json:"count"`
-	}
-	p.Hash = make(map[string]json.RawMessage)
-	ch.Members(func(id, info string) {
-		p.IDs = append(p.IDs, id)
-		p.Hash[id] = rawOrNull(info)
-	})
-	p.Count = len(p.IDs)
-	b, _ := json.Marshal(struct {
-		Presence any `json:"presence"`
-	}{p})
-	return string(b)
-}
-
 // memberJSON is the data of member_added ({user_id, user_info}) or, with no
 // info, of member_removed ({user_id}).
 func memberJSON(id, info string) string {
@@ -84,11 +66,4 @@ func memberJSON(id, info string) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-func rawOrNull(info string) json.RawMessage {
-	if info == "" {
-		return json.RawMessage("null")
-	}
-	return json.RawMessage(info)
 }

@@ -29,6 +29,16 @@ type Env struct {
 	Logger *slog.Logger
 	// Now returns the current time in Unix seconds (injected for tests).
 	Now func() int64
+	// OnCacheMiss, when not nil, is told of every cache miss (the hook for
+	// the cache_miss webhook).
+	OnCacheMiss func(app, channel string)
+}
+
+// CacheMiss reports a subscription to a cache channel with nothing cached.
+func (e *Env) CacheMiss(app, channel string) {
+	if e.OnCacheMiss != nil {
+		e.OnCacheMiss(app, channel)
+	}
 }
 
 // Session is the protocol state of one connection. Keep it small: there is
@@ -56,6 +66,7 @@ type subscription struct {
 // transport's connection struct.
 func (s *Session) Init(env *Env, conn Conn, app *config.App) {
 	*s = Session{env: env, conn: conn, app: app}
+	env.Hub.Connected(app.ID)
 	var id string
 	id, s.seq = env.Hub.NewSocketID()
 	timeout := int(env.Config.ActivityTimeout.Seconds())
@@ -88,7 +99,7 @@ func (s *Session) Moved(ch *hub.Channel, index int) {
 
 // Ping sends pusher:ping; the transport calls it when the connection has
 // been silent for the activity timeout.
-func (s *Session) Ping() { s.send(pusher.AppendRawEvent(nil, "pusher:ping", "", []byte("{}"))) }
+func (s *Session) Ping() { s.send(pusher.AppendPing(nil)) }
 
 // Shutdown tells the client to reconnect elsewhere (pusher:error 4200, then
 // close 4200): pusher-js reconnects at once.
@@ -110,6 +121,7 @@ func (s *Session) Closed() {
 	}
 	s.subs = nil
 	s.signout()
+	s.env.Hub.Disconnected(s.app.ID)
 }
 
 // send wraps a Pusher message in a text frame and writes it.

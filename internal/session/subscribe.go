@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/roostproject/roost/internal/auth"
 	"github.com/roostproject/roost/internal/hub"
@@ -47,14 +48,14 @@ func (s *Session) checkChannel(name string, kind pusher.Kind) error {
 }
 
 // join subscribes the connection to a channel it has been allowed on.
-func (s *Session) join(name, member string) *hub.Channel {
-	h := s.env.Hub
-	ch := h.Acquire(s.app.ID, name)
+func (s *Session) join(name, member string) {
+	ch := s.env.Hub.Acquire(s.app.ID, name)
 	s.attach(ch, member)
 	s.succeeded(ch)
-	return ch
+	s.afterJoin(ch)
 }
 
+// attach adds the connection to ch's subscribers; ch was acquired for it.
 func (s *Session) attach(ch *hub.Channel, member string) {
 	index := s.env.Hub.Attach(ch, s.conn.Shard(), s)
 	s.subs = append(s.subs, subscription{ch: ch, index: index, member: member})
@@ -62,11 +63,34 @@ func (s *Session) attach(ch *hub.Channel, member string) {
 
 // succeeded sends pusher_internal:subscription_succeeded for ch.
 func (s *Session) succeeded(ch *hub.Channel) {
-	data := "{}"
 	if pusher.KindOf(ch.Name()).IsPresence() {
-		data = presenceData(ch)
+		s.send(pusher.AppendPresenceSucceeded(nil, ch.Name(), ch.MemberInfos()))
+		return
 	}
-	s.send(pusher.AppendEvent(nil, "pusher_internal:subscription_succeeded", ch.Name(), data))
+	s.send(pusher.AppendSubscriptionSucceeded(nil, ch.Name()))
+}
+
+// afterJoin replays a cache channel's last event (or says it has none) and
+// announces the new subscription count where the app asks for counts.
+func (s *Session) afterJoin(ch *hub.Channel) {
+	name := ch.Name()
+	if pusher.KindOf(name).IsCache() {
+		if frame, ok := s.env.Hub.CachedFrame(s.app.ID, name); ok {
+			s.conn.Send(frame)
+		} else {
+			s.send(pusher.AppendCacheMiss(nil, name))
+			s.env.CacheMiss(s.app.ID, name)
+		}
+	}
+	s.countChanged(ch)
+}
+
+// countChanged sends pusher_internal:subscription_count when the app wants
+// it; never on presence channels, which have member events instead.
+func (s *Session) countChanged(ch *hub.Channel) {
+	if s.app.SubscriptionCount && !pusher.KindOf(ch.Name()).IsPresence() && !strings.HasPrefix(ch.Name(), "#") {
+		s.env.Hub.CountChanged(ch)
+	}
 }
 
 // unsubscribe handles pusher:unsubscribe; Pusher sends no reply.
@@ -76,7 +100,7 @@ func (s *Session) unsubscribe(msg pusher.Message) {
 		s.sendError(0, err.Error())
 		return
 	}
-	if i := s.find(name); i >= 0 && !pusher.KindOf(name).IsServerToUser() {
+	if i := s.find(name); i >= 0 && !strings.HasPrefix(name, "#") {
 		s.leave(i)
 	}
 }
@@ -95,6 +119,7 @@ func (s *Session) leave(i int) {
 		s.memberEvent(sub.ch, "pusher_internal:member_removed", memberJSON(sub.member, ""), "")
 	}
 	h.Release(sub.ch)
+	s.countChanged(sub.ch)
 }
 
 func (s *Session) find(name string) int {

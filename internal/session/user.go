@@ -37,12 +37,59 @@ func (s *Session) signin(msg pusher.Message) {
 		s.unauthorized("already signed in as another user")
 		return
 	}
-	if s.user == nil {
-		s.user = &user{id: ud.ID, info: userInfo(req.UserData)}
-		s.attach(s.env.Hub.Acquire(s.app.ID, hub.ServerToUserPrefix+ud.ID), "")
+	first := s.user == nil
+	if first {
+		s.becomeUser(ud.ID, userInfo(req.UserData))
 	}
-	data, _ := json.Marshal(map[string]string{"user_data": req.UserData})
-	s.send(pusher.AppendEvent(nil, "pusher:signin_success", "", string(data)))
+	s.send(pusher.AppendSigninSuccess(nil, req.UserData))
+	if first {
+		s.watch(ud.Watchlist)
+	}
+}
+
+// becomeUser gives the connection its user: it joins the user's
+// server-to-user channel and, if the user was offline, tells its watchers.
+func (s *Session) becomeUser(id string, info json.RawMessage) {
+	h := s.env.Hub
+	s.user = &user{id: id, info: info}
+	s.attach(h.Acquire(s.app.ID, hub.ServerToUserPrefix+id), "")
+	if h.SignIn(s.app.ID, id) {
+		s.watchEvent(id, "online")
+	}
+}
+
+// maxWatchlist is how many users one connection may watch (Pusher docs).
+const maxWatchlist = 100
+
+// watch subscribes the connection to the online/offline changes of the
+// users in its watchlist and tells it which of them are online now.
+func (s *Session) watch(ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	if len(ids) > maxWatchlist {
+		s.sendError(pusher.WatchlistLimit, "a watchlist may name at most 100 users; only the first 100 are watched")
+		ids = ids[:maxWatchlist]
+	}
+	h := s.env.Hub
+	for _, id := range ids {
+		s.attach(h.Acquire(s.app.ID, hub.WatchlistPrefix+id), "")
+	}
+	s.send(pusher.AppendWatchlistEvents(nil, h.Online(s.app.ID, ids), nil))
+}
+
+// watchEvent tells the watchers of user id that it came online or went
+// offline.
+func (s *Session) watchEvent(id, name string) {
+	type event struct {
+		Name    string   `json:"name"`
+		UserIDs []string `json:"user_ids"`
+	}
+	data, _ := json.Marshal(map[string][]event{"events": {{name, []string{id}}}})
+	p := hub.Publication{Channels: []string{hub.WatchlistPrefix + id}, Event: "pusher_internal:watchlist_events", Data: string(data)}
+	if err := s.env.Hub.Publish(s.app.ID, p); err != nil {
+		s.env.Logger.Warn("watchlist event not published", "user", id, "err", err)
+	}
 }
 
 func (s *Session) unauthorized(message string) {
@@ -50,8 +97,17 @@ func (s *Session) unauthorized(message string) {
 	s.conn.Close(ws.CloseCode(pusher.Unauthorized), "unauthorized")
 }
 
-// signout forgets the user when the connection closes.
-func (s *Session) signout() { s.user = nil }
+// signout forgets the user when the connection closes and, if it was the
+// user's last connection, tells its watchers.
+func (s *Session) signout() {
+	if s.user == nil {
+		return
+	}
+	if s.env.Hub.SignOut(s.app.ID, s.user.id) {
+		s.watchEvent(s.user.id, "offline")
+	}
+	s.user = nil
+}
 
 // userInfo is the user_info object of user_data, used as the presence
 // member's info when a signed-in connection joins without channel_data.
