@@ -34,11 +34,8 @@ func newCache(now func() time.Time) *cache {
 	return &cache{now: now, entries: make(map[cacheKey]cacheEntry)}
 }
 
-// put remembers m if its channel is a cache channel.
+// put remembers m as its channel's last event.
 func (c *cache) put(m *Message) {
-	if !pusher.KindOf(m.Channel).IsCache() || strings.HasPrefix(m.Event, "pusher") {
-		return // only apps' own events are cached, never member or count events
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
@@ -73,14 +70,39 @@ func (c *cache) get(app, channel string) (Message, time.Duration, bool) {
 // Cached returns the data of the event cached on a cache channel and its
 // remaining time to live (the HTTP API's info=cache).
 func (h *Hub) Cached(app, channel string) (data string, ttl time.Duration, ok bool) {
-	m, ttl, ok := h.cache.get(app, channel)
+	m, ttl, ok := h.cached(app, channel)
 	return m.Data, ttl, ok
+}
+
+func (h *Hub) cached(app, channel string) (Message, time.Duration, bool) {
+	if h.cluster != nil {
+		return h.cluster.CacheGet(app, channel)
+	}
+	return h.cache.get(app, channel)
+}
+
+// cachePut keeps m if it is the new last event of a cache channel.
+func (h *Hub) cachePut(m *Message) {
+	if !cacheable(m) {
+		return
+	}
+	if h.cluster != nil {
+		h.cluster.CachePut(m)
+		return
+	}
+	h.cache.put(m)
+}
+
+// cacheable: only apps' own events on cache channels are cached, never
+// member or count events.
+func cacheable(m *Message) bool {
+	return pusher.KindOf(m.Channel).IsCache() && !strings.HasPrefix(m.Event, "pusher")
 }
 
 // CachedFrame returns the frame of the event cached on a cache channel, as
 // a new subscriber receives it right after subscription_succeeded.
 func (h *Hub) CachedFrame(app, channel string) ([]byte, bool) {
-	m, _, ok := h.cache.get(app, channel)
+	m, _, ok := h.cached(app, channel)
 	if !ok {
 		return nil, false
 	}

@@ -6,7 +6,7 @@ func (h *Hub) Publish(app string, p Publication) error {
 	for _, name := range p.Channels {
 		m := &Message{App: app, Channel: name, Event: p.Event, Data: p.Data, UserID: p.UserID, Except: p.SocketID}
 		if !p.Client {
-			h.cache.put(m)
+			h.cachePut(m)
 		}
 		if err := h.broker.Publish(m); err != nil {
 			return err

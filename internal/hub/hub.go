@@ -52,13 +52,14 @@ type Config struct {
 
 // Hub indexes channels per app and fans messages out to the shards.
 type Hub struct {
-	encode func(*Message) []byte
-	node   uint64
-	seq    atomic.Uint64
-	broker Broker
-	cache  *cache
-	now    func() time.Time
-	users  users
+	encode  func(*Message) []byte
+	node    uint64
+	seq     atomic.Uint64
+	broker  Broker
+	cluster Cluster // nil on a single node
+	cache   *cache
+	now     func() time.Time
+	users   users
 
 	shards []Shard
 	locks  []sync.Mutex

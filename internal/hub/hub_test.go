@@ -109,9 +109,9 @@ func TestPresenceFirstAndLast(t *testing.T) {
 	for i, s := range steps {
 		var got bool
 		if s.join {
-			got, _ = ch.Join(s.user, `{"n":1}`, 100)
+			got, _ = h.Join(ch, s.user, `{"n":1}`, 100)
 		} else {
-			got = ch.Leave(s.user)
+			got = h.Leave(ch, s.user)
 		}
 		if got != s.firstLast {
 			t.Fatalf("step %d (%+v): got %v", i, s, got)
@@ -123,14 +123,14 @@ func TestPresenceLimit(t *testing.T) {
 	h := newTestHub(1)
 	ch := h.Acquire("app", "presence-x")
 	for i := 0; i < 3; i++ {
-		if _, err := ch.Join(fmt.Sprint(i), "", 3); err != nil {
+		if _, err := h.Join(ch, fmt.Sprint(i), "", 3); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := ch.Join("extra", "", 3); err != ErrChannelFull {
+	if _, err := h.Join(ch, "extra", "", 3); err != ErrChannelFull {
 		t.Fatalf("4th member: err %v, want ErrChannelFull", err)
 	}
-	if _, err := ch.Join("1", "", 3); err != nil {
+	if _, err := h.Join(ch, "1", "", 3); err != nil {
 		t.Fatalf("another tab of a member counted against the limit: %v", err)
 	}
 }

@@ -15,7 +15,7 @@ var ErrChannelFull = errors.New("presence channel is full")
 // reports whether it is the user's first connection there, the moment
 // Pusher sends member_added (PROTOCOL.md "presence-"). The first connection's
 // user_info is the one the channel keeps.
-func (c *Channel) Join(userID, info string, max int) (first bool, err error) {
+func (c *Channel) join(userID, info string, max int) (first bool, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if m := c.members[userID]; m != nil {
@@ -34,7 +34,7 @@ func (c *Channel) Join(userID, info string, max int) (first bool, err error) {
 
 // Leave removes one connection of user; last reports whether it was the
 // user's last one, the moment Pusher sends member_removed.
-func (c *Channel) Leave(userID string) (last bool) {
+func (c *Channel) leave(userID string) (last bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	m := c.members[userID]
@@ -48,41 +48,67 @@ func (c *Channel) Leave(userID string) (last bool) {
 	return true
 }
 
-// Members calls fn for every member, in user id order, under the channel's
-// lock (fn must not call back into the channel).
-func (c *Channel) Members(fn func(userID, info string)) {
+// localMembers returns this node's members of the channel, by user id.
+func (c *Channel) localMembers() []Member {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ids := make([]string, 0, len(c.members))
-	for id := range c.members {
-		ids = append(ids, id)
+	out := make([]Member, 0, len(c.members))
+	for id, m := range c.members {
+		out = append(out, Member{ID: id, Info: m.info})
 	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		fn(id, c.members[id].info)
-	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }
 
-// MemberCount returns the number of distinct presence members.
-func (c *Channel) MemberCount() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.members)
+// Join records one more connection of user on presence channel ch; first
+// reports the user's first connection (cluster-wide), when member_added is
+// due. ErrChannelFull means the channel has its maximum of members.
+func (h *Hub) Join(ch *Channel, user, info string, max int) (first bool, err error) {
+	first, err = ch.join(user, info, max)
+	if err != nil || h.cluster == nil {
+		return first, err
+	}
+	first, err = h.cluster.Join(ch.app, ch.name, user, info, max, first)
+	if err != nil {
+		ch.leave(user)
+	}
+	return first, err
 }
 
-// MemberInfos returns a snapshot of the members, in user id order, as user
-// id and user_info pairs (nil info when the member gave none).
-func (c *Channel) MemberInfos() iter.Seq2[string, json.RawMessage] {
-	type pair struct{ id, info string }
-	var snap []pair
-	c.Members(func(id, info string) { snap = append(snap, pair{id, info}) })
+// Leave undoes Join; last reports the user's last connection, when
+// member_removed is due.
+func (h *Hub) Leave(ch *Channel, user string) (last bool) {
+	last = ch.leave(user)
+	if h.cluster != nil {
+		last = h.cluster.Leave(ch.app, ch.name, user, last)
+	}
+	return last
+}
+
+// Members returns a presence channel's members, by user id.
+func (h *Hub) Members(app, channel string) []Member {
+	var local []Member
+	if ch := h.lookup(app, channel); ch != nil {
+		local = ch.localMembers()
+	}
+	if h.cluster != nil {
+		return h.cluster.Members(app, channel, local)
+	}
+	return local
+}
+
+// MemberInfos returns a presence channel's members, in user id order, as
+// user id and user_info pairs (nil info when the member gave none), for
+// subscription_succeeded.
+func (h *Hub) MemberInfos(ch *Channel) iter.Seq2[string, json.RawMessage] {
+	snap := h.Members(ch.app, ch.name)
 	return func(yield func(string, json.RawMessage) bool) {
-		for _, p := range snap {
+		for _, m := range snap {
 			var info json.RawMessage
-			if p.info != "" {
-				info = json.RawMessage(p.info)
+			if m.Info != "" {
+				info = json.RawMessage(m.Info)
 			}
-			if !yield(p.id, info) {
+			if !yield(m.ID, info) {
 				return
 			}
 		}

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"github.com/roostproject/roost/internal/pusher"
 	"sort"
 	"strings"
 )
@@ -10,51 +11,71 @@ import (
 // authentication"; the SDK's sendToUser publishes there).
 const ServerToUserPrefix = "#server-to-user-"
 
-// Channel reports the state of one channel.
+// Channel reports the state of one channel, cluster-wide.
 func (h *Hub) Channel(app, name string) ChannelStats {
-	ch := h.lookup(app, name)
-	if ch == nil {
-		return ChannelStats{Name: name}
+	local := 0
+	if ch := h.lookup(app, name); ch != nil {
+		local = ch.Count()
 	}
-	return stats(ch)
+	n := h.count(app, name, local)
+	st := ChannelStats{Name: name, Occupied: n > 0, SubscriptionCount: n}
+	if n > 0 && pusher.KindOf(name).IsPresence() {
+		st.UserCount = len(h.Members(app, name))
+	}
+	return st
+}
+
+func (h *Hub) count(app, name string, local int) int {
+	if h.cluster != nil {
+		return h.cluster.Count(app, name, local)
+	}
+	return local
 }
 
 // Channels reports every occupied channel of app whose name starts with
-// prefix, sorted by name. Server-to-user channels are not listed.
+// prefix, sorted by name. Hub-internal ('#') channels are not listed.
 func (h *Hub) Channels(app, prefix string) []ChannelStats {
-	h.mu.RLock()
-	chans := make([]*Channel, 0, len(h.apps[app]))
-	for name, ch := range h.apps[app] {
-		if strings.HasPrefix(name, prefix) && !strings.HasPrefix(name, "#") {
-			chans = append(chans, ch)
-		}
+	counts := h.localCounts(app, prefix)
+	if h.cluster != nil {
+		counts = h.cluster.Channels(app, prefix, counts)
 	}
-	h.mu.RUnlock()
-	out := make([]ChannelStats, 0, len(chans))
-	for _, ch := range chans {
-		out = append(out, stats(ch))
+	out := make([]ChannelStats, 0, len(counts))
+	for name, n := range counts {
+		if n <= 0 || strings.HasPrefix(name, "#") {
+			continue
+		}
+		st := ChannelStats{Name: name, Occupied: true, SubscriptionCount: n}
+		if pusher.KindOf(name).IsPresence() {
+			st.UserCount = len(h.Members(app, name))
+		}
+		out = append(out, st)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
+func (h *Hub) localCounts(app, prefix string) map[string]int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	counts := make(map[string]int)
+	for name, ch := range h.apps[app] {
+		if strings.HasPrefix(name, prefix) {
+			counts[name] = ch.Count()
+		}
+	}
+	return counts
+}
+
 // Users returns the ids of the members of a presence channel.
 func (h *Hub) Users(app, channel string) []string {
-	ch := h.lookup(app, channel)
-	if ch == nil {
-		return nil
-	}
 	var ids []string
-	ch.Members(func(id, _ string) { ids = append(ids, id) })
+	for _, m := range h.Members(app, channel) {
+		ids = append(ids, m.ID)
+	}
 	return ids
 }
 
 // TerminateUser closes every local connection signed in as userID.
 func (h *Hub) TerminateUser(app, userID string) {
 	h.TerminateChannel(app, ServerToUserPrefix+userID)
-}
-
-func stats(ch *Channel) ChannelStats {
-	n := ch.Count()
-	return ChannelStats{Name: ch.name, Occupied: n > 0, SubscriptionCount: n, UserCount: ch.MemberCount()}
 }

@@ -18,6 +18,9 @@ func (h *Hub) Acquire(app, name string) *Channel {
 		h.broker.Subscribe(app, name)
 	}
 	ch.count.Add(1)
+	if h.cluster != nil {
+		h.cluster.Subscribed(app, name, 1)
+	}
 	return ch
 }
 
@@ -25,6 +28,9 @@ func (h *Hub) Acquire(app, name string) *Channel {
 func (h *Hub) Release(ch *Channel) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.cluster != nil {
+		h.cluster.Subscribed(ch.app, ch.name, -1)
+	}
 	if ch.count.Add(-1) > 0 {
 		return
 	}

@@ -19,7 +19,14 @@ type userKey struct{ app, user string }
 // SignIn records a signed-in connection of user; first reports whether the
 // user just came online.
 func (h *Hub) SignIn(app, user string) (first bool) {
-	u := &h.users
+	first = h.users.signIn(app, user)
+	if h.cluster != nil {
+		first = h.cluster.SignIn(app, user, first)
+	}
+	return first
+}
+
+func (u *users) signIn(app, user string) bool {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	k := userKey{app, user}
@@ -29,7 +36,14 @@ func (h *Hub) SignIn(app, user string) (first bool) {
 
 // SignOut undoes a SignIn; last reports whether the user just went offline.
 func (h *Hub) SignOut(app, user string) (last bool) {
-	u := &h.users
+	last = h.users.signOut(app, user)
+	if h.cluster != nil {
+		last = h.cluster.SignOut(app, user, last)
+	}
+	return last
+}
+
+func (u *users) signOut(app, user string) bool {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	k := userKey{app, user}
@@ -42,7 +56,14 @@ func (h *Hub) SignOut(app, user string) (last bool) {
 
 // Online returns those of ids that have a signed-in connection.
 func (h *Hub) Online(app string, ids []string) []string {
-	u := &h.users
+	local := h.users.onlineOf(app, ids)
+	if h.cluster != nil {
+		return h.cluster.Online(app, ids, local)
+	}
+	return local
+}
+
+func (u *users) onlineOf(app string, ids []string) []string {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	var out []string

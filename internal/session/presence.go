@@ -20,7 +20,7 @@ func (s *Session) joinPresence(name, channelData string) {
 	}
 	h := s.env.Hub
 	ch := h.Acquire(s.app.ID, name)
-	first, err := ch.Join(m.UserID, string(m.UserInfo), s.app.MaxPresenceMembers)
+	first, err := h.Join(ch, m.UserID, string(m.UserInfo), s.app.MaxPresenceMembers)
 	if err != nil {
 		h.Release(ch)
 		s.subscriptionError(name, "LimitReached", err.Error(), 403)

@@ -64,7 +64,7 @@ func (s *Session) attach(ch *hub.Channel, member string) {
 // succeeded sends pusher_internal:subscription_succeeded for ch.
 func (s *Session) succeeded(ch *hub.Channel) {
 	if pusher.KindOf(ch.Name()).IsPresence() {
-		s.send(pusher.AppendPresenceSucceeded(nil, ch.Name(), ch.MemberInfos()))
+		s.send(pusher.AppendPresenceSucceeded(nil, ch.Name(), s.env.Hub.MemberInfos(ch)))
 		return
 	}
 	s.send(pusher.AppendSubscriptionSucceeded(nil, ch.Name()))
@@ -115,7 +115,7 @@ func (s *Session) leave(i int) {
 	s.subs = s.subs[:last]
 	h := s.env.Hub
 	h.Detach(sub.ch, s.conn.Shard(), sub.index)
-	if sub.member != "" && sub.ch.Leave(sub.member) {
+	if sub.member != "" && h.Leave(sub.ch, sub.member) {
 		s.memberEvent(sub.ch, "pusher_internal:member_removed", memberJSON(sub.member, ""), "")
 	}
 	h.Release(sub.ch)
