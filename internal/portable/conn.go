@@ -19,11 +19,12 @@ type conn struct {
 	nc   net.Conn
 	sess session.Session
 
-	mu      sync.Mutex // guards queue, queued, closing, failed
+	mu      sync.Mutex // guards queue, queued, closing, failed, why
 	queue   [][]byte
 	queued  int
 	closing bool // a close frame is queued: nothing may follow it
 	failed  bool // the writer gave up: the connection is being torn down
+	why     closeReason
 	wake    chan struct{}
 	done    chan struct{} // closed when the reader has ended
 	written chan struct{} // closed when the writer has ended
@@ -49,6 +50,7 @@ func (c *conn) Send(frame []byte) { c.enqueue(frame, false) }
 // Close implements session.Conn: queue a close frame; the writer then gives
 // the client CloseTimeout to answer before the socket is closed.
 func (c *conn) Close(code ws.CloseCode, reason string) {
+	c.setReason(byServer)
 	c.enqueue(ws.AppendClose(nil, code, reason), true)
 }
 
@@ -60,6 +62,7 @@ func (c *conn) enqueue(frame []byte, isClose bool) {
 	}
 	if c.queued+len(frame) > c.t.cfg.WriteBacklog {
 		c.failed = true
+		c.setReasonLocked(bySlow)
 		c.nc.Close() // a slow consumer: the reader sees the error and ends
 		return
 	}
@@ -98,10 +101,14 @@ func (c *conn) writeQueued() bool {
 	c.mu.Unlock()
 	for _, f := range frames {
 		c.nc.SetWriteDeadline(time.Now().Add(c.t.cfg.WriteTimeout))
-		if _, err := c.nc.Write(f); err != nil {
+		n, err := c.nc.Write(f)
+		c.t.stats.BytesOut.Add(int64(n))
+		if err != nil {
+			c.setReason(writeFailure(err))
 			c.nc.Close()
 			return false
 		}
+		c.t.stats.FramesOut.Add(1)
 	}
 	if closing {
 		c.nc.SetReadDeadline(time.Now().Add(c.t.cfg.CloseTimeout))
@@ -135,6 +142,7 @@ func (c *conn) readLoop(buffered []byte) {
 			return
 		}
 		c.pinged = false
+		c.t.stats.BytesIn.Add(int64(n))
 		pending = append(pending, buf[:n]...)
 	}
 }
@@ -158,6 +166,7 @@ func (c *conn) idleWait() time.Duration {
 // idle pings a silent client, or closes it with 4201 if a ping went unanswered.
 func (c *conn) idle() {
 	if c.pinged {
+		c.setReason(byTimeout)
 		c.t.do(func() { c.Close(ws.CloseCode(pusher.PongTimeout), "pong not received") })
 		return
 	}
@@ -170,6 +179,7 @@ func (c *conn) decode(pending *[]byte) bool {
 	n, err := ws.Decode(&c.ws, *pending, c.t.cfg.MaxMessage, &c.frag, (*reader)(c))
 	if err != nil {
 		var ce *ws.CloseError
+		c.setReason(byError)
 		if errors.As(err, &ce) {
 			c.Close(ce.Code, ce.Reason)
 		}
@@ -178,6 +188,15 @@ func (c *conn) decode(pending *[]byte) bool {
 	rest := (*pending)[n:]
 	*pending = append((*pending)[:0], rest...)
 	return !c.ended()
+}
+
+// writeFailure classifies a failed write: one that timed out is a slow
+// consumer (DESIGN.md decision 4), anything else a socket error.
+func writeFailure(err error) closeReason {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return bySlow
+	}
+	return byError
 }
 
 func (c *conn) ended() bool {

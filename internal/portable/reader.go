@@ -11,6 +11,7 @@ var _ ws.Handler = (*reader)(nil)
 // OnText hands a copy of the message to the dispatcher.
 func (r *reader) OnText(payload []byte) bool {
 	c := (*conn)(r)
+	c.t.stats.MessagesIn.Add(1)
 	msg := append([]byte(nil), payload...)
 	c.t.do(func() { c.sess.HandleText(msg) })
 	return true
@@ -28,6 +29,7 @@ func (r *reader) OnPong([]byte) bool { return true }
 // OnClose echoes a client's close (or completes ours) and ends the reader.
 func (r *reader) OnClose(code ws.CloseCode, _ []byte) bool {
 	c := (*conn)(r)
+	c.setReason(byClient)
 	if code == ws.CloseNoStatus {
 		code = ws.CloseNormal
 	}

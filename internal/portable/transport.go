@@ -31,6 +31,7 @@ type Config struct {
 type Transport struct {
 	cfg   Config
 	count atomic.Int64
+	stats Stats
 	wg    sync.WaitGroup
 
 	mu      sync.Mutex // guards inbox, conns, closed
@@ -90,6 +91,8 @@ func (t *Transport) Len() int { return int(t.count.Load()) }
 func (t *Transport) Serve(nc net.Conn, buffered []byte, app *config.App) {
 	c := newConn(t, nc)
 	t.count.Add(1)
+	t.stats.Open.Add(1)
+	t.stats.Accepted.Add(1)
 	t.wg.Add(1)
 	defer t.wg.Done()
 	go c.writeLoop()
@@ -110,6 +113,7 @@ func (t *Transport) Serve(nc net.Conn, buffered []byte, app *config.App) {
 	})
 	<-ended
 	c.stopWriter()
+	t.stats.closed(c.reason())
 	t.count.Add(-1)
 }
 

@@ -88,6 +88,7 @@ func (s *Server) routes() http.Handler {
 		MaxBodySize: s.cfg.Limits.MaxBodySize, MaxEventData: s.cfg.Limits.MaxEventData,
 	}))
 	mux.HandleFunc("GET /up", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "OK\n") })
+	mux = s.withMetrics(mux)
 	return mux
 }
 

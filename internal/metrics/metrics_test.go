@@ -1,0 +1,130 @@
+package metrics
+
+import (
+	"bufio"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// scrape serves one scrape of src and returns the exposition text.
+func scrape(t *testing.T, src Source) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	Handler(NewRegistry(src, "1.2.3")).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if rec.Code != 200 {
+		t.Fatalf("GET /metrics: %d %s", rec.Code, rec.Body)
+	}
+	return rec.Body.String()
+}
+
+// types returns every "# TYPE name type" line of an exposition as a map.
+func types(text string) map[string]string {
+	out := make(map[string]string)
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) == 4 && f[1] == "TYPE" {
+			out[f[2]] = f[3]
+		}
+	}
+	return out
+}
+
+func fakeSource(s *Snapshot) {
+	s.Channels, s.Subscriptions, s.HandshakesRefused = 3, 7, 2
+	ep := Transport{Name: "epoll", Open: 5, Accepted: 9, MessagesIn: 11, BytesIn: 400, FramesOut: 13, BytesOut: 900}
+	ep.Closed[ReasonSlow] = 4
+	s.Transports = append(s.Transports, ep, Transport{Name: "portable", Open: 1, Accepted: 1})
+}
+
+// TestNames pins the names and types of roost's own metrics: dashboards,
+// alerts and `roost bench` depend on them.
+func TestNames(t *testing.T) {
+	want := map[string]string{
+		"roost_build_info":               "gauge",
+		"roost_connections":              "gauge",
+		"roost_handshakes_total":         "counter",
+		"roost_connections_closed_total": "counter",
+		"roost_subscriptions":            "gauge",
+		"roost_channels":                 "gauge",
+		"roost_messages_received_total":  "counter",
+		"roost_messages_delivered_total": "counter",
+		"roost_received_bytes_total":     "counter",
+		"roost_sent_bytes_total":         "counter",
+	}
+	got := types(scrape(t, SourceFunc(fakeSource)))
+	for name, typ := range want {
+		if got[name] != typ {
+			t.Errorf("%s: type %q, want %q", name, got[name], typ)
+		}
+	}
+	for name := range got {
+		if strings.HasPrefix(name, "roost_") && want[name] == "" {
+			t.Errorf("unexpected metric %s: add it to this test and to docs/capacity.md", name)
+		}
+	}
+}
+
+// TestRuntimeMetrics checks the process and Go collector metrics that
+// `roost bench` reads are exposed.
+func TestRuntimeMetrics(t *testing.T) {
+	got := types(scrape(t, SourceFunc(func(*Snapshot) {})))
+	for _, name := range []string{
+		"process_resident_memory_bytes", "process_cpu_seconds_total", "process_open_fds",
+		"go_goroutines", "go_memstats_heap_inuse_bytes", "go_memstats_stack_inuse_bytes",
+	} {
+		if got[name] == "" {
+			t.Errorf("%s is not exposed", name)
+		}
+	}
+}
+
+// TestValues checks that snapshot fields land in the right series.
+func TestValues(t *testing.T) {
+	text := scrape(t, SourceFunc(fakeSource))
+	for _, line := range []string{
+		`roost_build_info{version="1.2.3"} 1`,
+		`roost_connections{transport="epoll"} 5`,
+		`roost_connections{transport="portable"} 1`,
+		`roost_handshakes_total{result="accepted"} 10`,
+		`roost_handshakes_total{result="refused"} 2`,
+		`roost_connections_closed_total{reason="slow_consumer",transport="epoll"} 4`,
+		`roost_connections_closed_total{reason="client",transport="portable"} 0`,
+		`roost_subscriptions 7`,
+		`roost_channels 3`,
+		`roost_messages_received_total{transport="epoll"} 11`,
+		`roost_messages_delivered_total{transport="epoll"} 13`,
+		`roost_received_bytes_total{transport="epoll"} 400`,
+		`roost_sent_bytes_total{transport="epoll"} 900`,
+	} {
+		if !strings.Contains(text, line+"\n") {
+			t.Errorf("missing %q", line)
+		}
+	}
+}
+
+func TestReasonString(t *testing.T) {
+	tests := []struct {
+		r    Reason
+		want string
+	}{
+		{ReasonClient, "client"}, {ReasonTimeout, "timeout"}, {ReasonSlow, "slow_consumer"},
+		{ReasonError, "error"}, {ReasonServer, "server"}, {NumReasons, "unknown"}, {-1, "unknown"},
+	}
+	for _, tt := range tests {
+		if got := tt.r.String(); got != tt.want {
+			t.Errorf("Reason(%d) = %q, want %q", tt.r, got, tt.want)
+		}
+	}
+}
+
+// BenchmarkScrape measures one full scrape (runtime collectors included):
+// the cost a Prometheus server adds every scrape interval.
+func BenchmarkScrape(b *testing.B) {
+	h := Handler(NewRegistry(SourceFunc(fakeSource), "bench"))
+	req := httptest.NewRequest("GET", "/metrics", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+}

@@ -1,0 +1,152 @@
+package server
+
+import (
+	"bufio"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/roostproject/roost/internal/metrics"
+	"github.com/roostproject/roost/internal/netpoll"
+	"github.com/roostproject/roost/internal/portable"
+)
+
+// DebugEnv names the environment variable that turns on the debug
+// endpoints: ROOSTDEBUG=endpoints serves /debug/pprof/ and POST /debug/gc.
+// They are off by default because a profile or a forced GC is expensive and
+// reveals internals; `roost bench report` turns them on for the servers it
+// starts. The name lacks the ROOST_ prefix on purpose: the config loader
+// rejects every ROOST_ variable it does not know.
+const DebugEnv = "ROOSTDEBUG"
+
+// withMetrics wraps the node's routes: GET /metrics, the debug endpoints
+// when DebugEnv asks for them, and a count of refused WebSocket handshakes.
+// Every other request goes to inner unchanged.
+func (s *Server) withMetrics(inner *http.ServeMux) *http.ServeMux {
+	var refused atomic.Int64
+	reg := metrics.NewRegistry(metrics.SourceFunc(func(snap *metrics.Snapshot) {
+		s.snapshot(snap)
+		snap.HandshakesRefused = refused.Load()
+	}), Version)
+	outer := http.NewServeMux()
+	outer.Handle("GET /metrics", metrics.Handler(reg))
+	outer.Handle("GET /app/{key}", s.countRefusals(inner, &refused))
+	outer.Handle("/", inner)
+	if debugEnabled(os.Getenv(DebugEnv)) {
+		mountDebug(outer)
+	}
+	return outer
+}
+
+// snapshot fills snap from the transports' and the hub's counters.
+func (s *Server) snapshot(snap *metrics.Snapshot) {
+	snap.Channels, snap.Subscriptions = s.hub.Totals()
+	if s.poller != nil {
+		snap.Transports = append(snap.Transports, epollCounts(&s.stats))
+	}
+	snap.Transports = append(snap.Transports, portableCounts(s.portable.Stats()))
+}
+
+func epollCounts(st *netpoll.Stats) metrics.Transport {
+	t := metrics.Transport{
+		Name: "epoll", Open: st.Open.Load(), Accepted: st.Accepted.Load(),
+		MessagesIn: st.MessagesIn.Load(), BytesIn: st.BytesIn.Load(),
+		FramesOut: st.FramesOut.Load(), BytesOut: st.BytesOut.Load(),
+	}
+	t.Closed = [metrics.NumReasons]int64{st.ClosedClient.Load(), st.ClosedTimeout.Load(),
+		st.ClosedSlow.Load(), st.ClosedError.Load(), st.ClosedServer.Load()}
+	return t
+}
+
+func portableCounts(st *portable.Stats) metrics.Transport {
+	t := metrics.Transport{
+		Name: "portable", Open: st.Open.Load(), Accepted: st.Accepted.Load(),
+		MessagesIn: st.MessagesIn.Load(), BytesIn: st.BytesIn.Load(),
+		FramesOut: st.FramesOut.Load(), BytesOut: st.BytesOut.Load(),
+	}
+	t.Closed = [metrics.NumReasons]int64{st.ClosedClient.Load(), st.ClosedTimeout.Load(),
+		st.ClosedSlow.Load(), st.ClosedError.Load(), st.ClosedServer.Load()}
+	return t
+}
+
+// countRefusals counts the handshakes on GET /app/{key} that do not become
+// connections: those admit refuses (the client is upgraded, then told why
+// with pusher:error and a close code) and those the WebSocket upgrade
+// answers with an HTTP error. Accepted handshakes are counted by the
+// transports.
+func (s *Server) countRefusals(inner http.Handler, refused *atomic.Int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if code, _ := admit(s.cfg.AppByKey(r.PathValue("key")), r.URL.Query()); code != 0 {
+			refused.Add(1)
+			inner.ServeHTTP(w, r)
+			return
+		}
+		hw := &hijackWatch{ResponseWriter: w}
+		inner.ServeHTTP(hw, r)
+		if !hw.hijacked {
+			refused.Add(1)
+		}
+	})
+}
+
+// hijackWatch notes whether the WebSocket upgrade took the connection over.
+type hijackWatch struct {
+	http.ResponseWriter
+	hijacked bool
+}
+
+// Hijack takes the connection over, as http.Hijacker.
+func (h *hijackWatch) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	h.hijacked = true
+	return http.NewResponseController(h.ResponseWriter).Hijack()
+}
+
+// Unwrap lets http.ResponseController reach the server's writer.
+func (h *hijackWatch) Unwrap() http.ResponseWriter { return h.ResponseWriter }
+
+// debugEnabled reports whether a DebugEnv value (a comma-separated list)
+// names "endpoints".
+func debugEnabled(v string) bool {
+	return slices.Contains(strings.Split(v, ","), "endpoints")
+}
+
+// mountDebug serves the Go profiler and a forced GC, for `roost bench`.
+func mountDebug(mux *http.ServeMux) {
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("POST /debug/gc", forceGC)
+}
+
+// GCReport is what POST /debug/gc answers: the runtime's memory after a
+// full collection with the freed pages returned to the OS.
+type GCReport struct {
+	HeapInuse    uint64 `json:"heap_inuse"`
+	StackInuse   uint64 `json:"stack_inuse"`
+	HeapReleased uint64 `json:"heap_released"`
+	Sys          uint64 `json:"sys"`
+	Goroutines   int    `json:"goroutines"`
+}
+
+// forceGC runs runtime.GC and debug.FreeOSMemory, so that RSS can be read
+// without the garbage a steady state carries (DESIGN.md, "Performance").
+func forceGC(w http.ResponseWriter, _ *http.Request) {
+	runtime.GC()
+	debug.FreeOSMemory()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(GCReport{
+		HeapInuse: ms.HeapInuse, StackInuse: ms.StackInuse, HeapReleased: ms.HeapReleased,
+		Sys: ms.Sys, Goroutines: runtime.NumGoroutine(),
+	})
+}
