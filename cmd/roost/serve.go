@@ -23,10 +23,12 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	path := fs.String("config", "", "YAML config `file` (see roost serve --print-config)")
 	printConfig := fs.Bool("print-config", false, "print an example config file and exit")
 	overrides := map[string]*string{
-		"ROOST_ADDR":      fs.String("addr", "", "listen address `host:port` (default 127.0.0.1:6001)"),
-		"ROOST_TRANSPORT": fs.String("transport", "", "auto, epoll or portable (default auto)"),
-		"ROOST_TLS_CERT":  fs.String("tls-cert", "", "PEM certificate `file`: serve TLS directly"),
-		"ROOST_TLS_KEY":   fs.String("tls-key", "", "PEM key `file`"),
+		"ROOST_ADDR":         fs.String("addr", "", "listen address `host:port` (default 127.0.0.1:6001)"),
+		"ROOST_TRANSPORT":    fs.String("transport", "", "auto, epoll or portable (default auto)"),
+		"ROOST_TLS_CERT":     fs.String("tls-cert", "", "PEM certificate `file`: serve TLS directly"),
+		"ROOST_TLS_KEY":      fs.String("tls-key", "", "PEM key `file`"),
+		"ROOST_REDIS_URL":    fs.String("redis-url", "", "join a cluster through Redis: redis://[user:pass@]host:port[/db] or rediss://"),
+		"ROOST_REDIS_PREFIX": fs.String("redis-prefix", "", "prefix of every Redis key and topic (default roost)"),
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2

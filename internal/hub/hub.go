@@ -91,6 +91,9 @@ func New(cfg Config, node uint64) *Hub {
 // SetBroker replaces the broker; call before any connection is served.
 func (h *Hub) SetBroker(b Broker) { h.broker = b }
 
+// Node returns the node id: the first part of this node's socket_ids.
+func (h *Hub) Node() uint64 { return h.node }
+
 // SetShard registers the shard with id i; call before serving connections.
 func (h *Hub) SetShard(i int, s Shard) { h.shards[i] = s }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/roostproject/roost/internal/api"
+	"github.com/roostproject/roost/internal/cluster"
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/netpoll"
@@ -34,6 +35,7 @@ type Server struct {
 	portable *portable.Transport
 	http     *http.Server
 	stats    netpoll.Stats
+	cluster  *cluster.Redis // nil on a single node
 }
 
 // New builds a node from a validated configuration.
@@ -41,6 +43,11 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	s := &Server{cfg: &cfg, log: log}
 	loops := s.loops()
 	s.hub = hub.New(hub.Config{Shards: loops + 1, Encode: encode}, nodeID())
+	if cfg.Redis.URL != "" {
+		if err := s.joinCluster(); err != nil {
+			return nil, err
+		}
+	}
 	env := &session.Env{Hub: s.hub, Config: s.cfg, Logger: log, Now: func() int64 { return time.Now().Unix() }}
 	s.portable = portable.New(s.portableConfig(env, loops))
 	if loops > 0 {
@@ -88,6 +95,7 @@ func (s *Server) routes() http.Handler {
 		MaxBodySize: s.cfg.Limits.MaxBodySize, MaxEventData: s.cfg.Limits.MaxEventData,
 	}))
 	mux.HandleFunc("GET /up", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "OK\n") })
+	mux.HandleFunc("GET /ready", s.serveReady)
 	mux = s.withMetrics(mux)
 	return mux
 }
@@ -134,7 +142,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if s.poller != nil {
 		err = errors.Join(err, s.poller.Shutdown(ctx))
 	}
-	return errors.Join(err, s.portable.Shutdown(ctx))
+	err = errors.Join(err, s.portable.Shutdown(ctx))
+	if s.cluster != nil {
+		err = errors.Join(err, s.cluster.Close())
+	}
+	return err
 }
 
 // Connections returns how many WebSocket connections the node serves.

@@ -1,0 +1,181 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/roostproject/roost/internal/hub"
+)
+
+// envelope is what travels on a topic: the message and the node it came from.
+type envelope struct {
+	Node string       `json:"n"`
+	Msg  *hub.Message `json:"m"`
+}
+
+// outbound is a queued write: a message to publish, or a cache entry to set.
+type outbound struct {
+	msg   *hub.Message
+	cache bool
+}
+
+type subOp struct {
+	topic string
+	on    bool
+}
+
+// topic is the pub/sub channel of one roost channel.
+func (r *Redis) topic(app, channel string) string { return r.key("m", app, channel) }
+
+// Publish delivers m to this node's subscribers at once and queues it for
+// the other nodes. It never blocks: with the outbox full, m is dropped for
+// the cluster (and counted) but still delivered here.
+func (r *Redis) Publish(m *hub.Message) error {
+	r.cfg.Deliver(m)
+	r.enqueue(outbound{msg: m})
+	return nil
+}
+
+func (r *Redis) enqueue(o outbound) {
+	select {
+	case r.outbox <- o:
+	default:
+		r.dropped.Add(1)
+	}
+}
+
+// Subscribe starts receiving a channel's messages from other nodes.
+func (r *Redis) Subscribe(app, channel string) { r.subs.push(subOp{r.topic(app, channel), true}) }
+
+// Unsubscribe stops receiving a channel's messages.
+func (r *Redis) Unsubscribe(app, channel string) { r.subs.push(subOp{r.topic(app, channel), false}) }
+
+// subQueue is an unbounded FIFO of subscription changes: the hub calls
+// Subscribe with its lock held, so it must never wait for Redis.
+type subQueue struct {
+	mu   sync.Mutex
+	ops  []subOp
+	wake chan struct{}
+}
+
+func (q *subQueue) push(op subOp) {
+	q.mu.Lock()
+	q.ops = append(q.ops, op)
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (q *subQueue) take() []subOp {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	ops := q.ops
+	q.ops = nil
+	return ops
+}
+
+// subscribeLoop applies subscription changes in order. The PubSub object
+// remembers its topics and subscribes to them again after a reconnect.
+func (r *Redis) subscribeLoop() {
+	for {
+		select {
+		case <-r.ctx.Done():
+			return
+		case <-r.subs.wake:
+		}
+		for _, op := range r.subs.take() {
+			if op.on {
+				r.ps.Subscribe(r.ctx, op.topic)
+			} else {
+				r.ps.Unsubscribe(r.ctx, op.topic)
+			}
+		}
+	}
+}
+
+// receiveLoop delivers the messages other nodes publish.
+func (r *Redis) receiveLoop() {
+	for r.ctx.Err() == nil {
+		msg, err := r.ps.ReceiveMessage(r.ctx)
+		if err != nil {
+			if r.ctx.Err() == nil {
+				r.setHealthy(false, err)
+				sleep(r.ctx, 200*time.Millisecond)
+			}
+			continue
+		}
+		var e envelope
+		if json.Unmarshal([]byte(msg.Payload), &e) != nil || e.Msg == nil || e.Node == r.node {
+			continue
+		}
+		r.cfg.Deliver(e.Msg)
+	}
+}
+
+// publishLoop writes the outbox to Redis in order, in pipelined batches,
+// retrying a failed batch until Redis takes it.
+func (r *Redis) publishLoop() {
+	batch := make([]outbound, 0, 256)
+	for {
+		select {
+		case <-r.ctx.Done():
+			return
+		case o := <-r.outbox:
+			batch = append(batch[:0], o)
+		}
+		for len(batch) < cap(batch) && len(r.outbox) > 0 {
+			batch = append(batch, <-r.outbox)
+		}
+		for !r.write(batch) {
+			if !sleep(r.ctx, 250*time.Millisecond) {
+				return
+			}
+		}
+	}
+}
+
+// write sends one batch in a pipeline.
+func (r *Redis) write(batch []outbound) bool {
+	ctx, cancel := context.WithTimeout(r.ctx, 2*time.Second)
+	defer cancel()
+	_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, o := range batch {
+			r.queueWrite(ctx, p, o)
+		}
+		return nil
+	})
+	if err != nil {
+		r.setHealthy(false, err)
+		return false
+	}
+	return true
+}
+
+func (r *Redis) queueWrite(ctx context.Context, p redis.Pipeliner, o outbound) {
+	m := o.msg
+	if o.cache {
+		b, _ := json.Marshal(m)
+		p.Set(ctx, r.key("cache", m.App, m.Channel), b, hub.CacheTTL)
+		return
+	}
+	b, _ := json.Marshal(envelope{Node: r.node, Msg: m})
+	p.Publish(ctx, r.topic(m.App, m.Channel), b)
+}
+
+// sleep waits d unless ctx ends first; it reports whether ctx is still live.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

@@ -1,0 +1,184 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/roostproject/roost/internal/hub"
+)
+
+// flushEvery is how often subscription-count changes are written to Redis.
+const flushEvery = 100 * time.Millisecond
+
+// tickLoop flushes counts, refreshes the heartbeat and cleans up after dead
+// nodes.
+func (r *Redis) tickLoop() {
+	flush := time.NewTicker(flushEvery)
+	defer flush.Stop()
+	beat := time.NewTicker(r.cfg.NodeTTL / 3)
+	defer beat.Stop()
+	for {
+		select {
+		case <-r.ctx.Done():
+			return
+		case <-flush.C:
+			r.flushCounts()
+		case <-beat.C:
+			r.heartbeat()
+			r.reapDead()
+		}
+	}
+}
+
+// heartbeat refreshes this node's key. When the key was missing (Redis
+// restarted, or the node was taken for dead) or Redis was unreachable, the
+// node writes its shares again.
+func (r *Redis) heartbeat() {
+	ctx, cancel := context.WithTimeout(r.ctx, 2*time.Second)
+	defer cancel()
+	_, err := r.rdb.SetArgs(ctx, r.key("node", r.node), "1", redis.SetArgs{TTL: r.cfg.NodeTTL, Get: true}).Result()
+	missing := err == redis.Nil
+	if err != nil && !missing {
+		r.setHealthy(false, err)
+		return
+	}
+	wasHealthy := r.healthy.Load()
+	if err := r.rdb.SAdd(ctx, r.key("nodes"), r.node).Err(); err != nil {
+		r.setHealthy(false, err)
+		return
+	}
+	r.setHealthy(true, nil)
+	if missing || !wasHealthy {
+		r.resync(ctx)
+	}
+}
+
+// flushCounts writes the subscription deltas gathered since the last flush.
+func (r *Redis) flushCounts() {
+	pending := r.mirror.takePending()
+	if len(pending) == 0 {
+		return
+	}
+	ok := r.call(func(ctx context.Context) error {
+		_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for k, d := range pending {
+				addScript.Run(ctx, p, []string{r.channelsKey(k.app)}, k.name, r.node, d, "", 0)
+			}
+			return nil
+		})
+		return err
+	})
+	if !ok {
+		r.mirror.restore(pending)
+	}
+}
+
+// resync writes every share of this node outright.
+func (r *Redis) resync(ctx context.Context) {
+	m := &r.mirror
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for k, users := range m.presence {
+			p.SAdd(ctx, r.key("node-presence", r.node), k.app+":"+k.name)
+			for u, s := range users {
+				setScript.Run(ctx, p, []string{r.presenceKey(k.app, k.name)}, u, r.node, s.n, s.info)
+			}
+		}
+		for app, users := range m.users {
+			for u, n := range users {
+				setScript.Run(ctx, p, []string{r.usersKey(app)}, u, r.node, n, "")
+			}
+		}
+		for k, n := range m.counts {
+			setScript.Run(ctx, p, []string{r.channelsKey(k.app)}, k.name, r.node, n, "")
+		}
+		return nil
+	})
+	if err != nil {
+		r.setHealthy(false, err)
+		return
+	}
+	m.pending = make(map[pair]int) // the counts written include them
+	r.log.Info("cluster state written again", "presence_channels", len(m.presence), "channels", len(m.counts))
+}
+
+// reapDead cleans up after every node whose heartbeat has expired.
+func (r *Redis) reapDead() {
+	var nodes []string
+	if !r.call(func(ctx context.Context) (err error) {
+		nodes, err = r.rdb.SMembers(ctx, r.key("nodes")).Result()
+		return err
+	}) {
+		return
+	}
+	for _, n := range nodes {
+		if n != r.node {
+			r.reapIfDead(n)
+		}
+	}
+}
+
+func (r *Redis) reapIfDead(node string) {
+	r.call(func(ctx context.Context) error {
+		alive, err := r.rdb.Exists(ctx, r.key("node", node)).Result()
+		if err != nil || alive > 0 {
+			return err
+		}
+		got, err := r.rdb.SetNX(ctx, r.key("reap", node), r.node, time.Minute).Result()
+		if err != nil || !got {
+			return err
+		}
+		r.log.Warn("node stopped heartbeating; removing its members", "node", node)
+		if err := r.reap(ctx, node); err != nil {
+			return err
+		}
+		return r.rdb.SRem(ctx, r.key("nodes"), node).Err()
+	})
+}
+
+// reap removes a dead node's shares, announcing members and users that
+// vanish with it.
+func (r *Redis) reap(ctx context.Context, node string) error {
+	chans, err := r.rdb.SMembers(ctx, r.key("node-presence", node)).Result()
+	if err != nil {
+		return err
+	}
+	for _, ac := range chans {
+		app, channel, _ := strings.Cut(ac, ":")
+		gone, err := reapScript.Run(ctx, r.rdb, []string{r.presenceKey(app, channel)}, node).StringSlice()
+		if err != nil {
+			return err
+		}
+		for _, u := range gone {
+			r.Publish(&hub.Message{App: app, Channel: channel, Event: "pusher_internal:member_removed", Data: userIDJSON(u)})
+		}
+	}
+	for _, app := range r.cfg.Apps {
+		if err := r.reapApp(ctx, app, node); err != nil {
+			return err
+		}
+	}
+	return r.rdb.Del(ctx, r.key("node-presence", node)).Err()
+}
+
+func (r *Redis) reapApp(ctx context.Context, app, node string) error {
+	if err := reapScript.Run(ctx, r.rdb, []string{r.channelsKey(app)}, node).Err(); err != nil {
+		return err
+	}
+	gone, err := reapScript.Run(ctx, r.rdb, []string{r.usersKey(app)}, node).StringSlice()
+	for _, u := range gone {
+		data, _ := json.Marshal(map[string]any{"events": []map[string]any{{"name": "offline", "user_ids": []string{u}}}})
+		r.Publish(&hub.Message{App: app, Channel: hub.WatchlistPrefix + u, Event: "pusher_internal:watchlist_events", Data: string(data)})
+	}
+	return err
+}
+
+func userIDJSON(id string) string {
+	b, _ := json.Marshal(map[string]string{"user_id": id})
+	return string(b)
+}
