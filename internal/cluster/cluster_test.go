@@ -1,0 +1,179 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/roostproject/roost/internal/hub"
+)
+
+const redisURL = "redis://127.0.0.1:6379"
+
+// needRedis skips (or, in CI, fails) when the machine's Redis is not up.
+func needRedis(t *testing.T) {
+	t.Helper()
+	opts, _ := redis.ParseURL(redisURL)
+	c := redis.NewClient(opts)
+	defer c.Close()
+	if err := c.Ping(context.Background()).Err(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("redis at %s is required in CI: %v", redisURL, err)
+		}
+		t.Skipf("SKIPPED: no redis at %s (%v); the cluster tests need it", redisURL, err)
+	}
+}
+
+// inbox records delivered messages.
+type inbox struct {
+	mu  sync.Mutex
+	got []hub.Message
+}
+
+func (b *inbox) deliver(m *hub.Message) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.got = append(b.got, *m)
+}
+
+func (b *inbox) has(event, data string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, m := range b.got {
+		if m.Event == event && m.Data == data {
+			return true
+		}
+	}
+	return false
+}
+
+// nodes starts n cluster nodes sharing a fresh prefix.
+func nodes(t *testing.T, n int, ttl time.Duration) ([]*Redis, []*inbox) {
+	needRedis(t)
+	prefix := fmt.Sprintf("test-%d", rand.Uint64())
+	rs, boxes := make([]*Redis, n), make([]*inbox, n)
+	for i := range rs {
+		boxes[i] = &inbox{}
+		r, err := New(Config{URL: redisURL, Prefix: prefix, Node: uint64(i + 1), Apps: []string{"app"}, Deliver: boxes[i].deliver, NodeTTL: ttl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs[i] = r
+	}
+	t.Cleanup(func() {
+		for _, r := range rs {
+			r.Close()
+		}
+		cleanup(prefix)
+	})
+	return rs, boxes
+}
+
+func cleanup(prefix string) {
+	opts, _ := redis.ParseURL(redisURL)
+	c := redis.NewClient(opts)
+	defer c.Close()
+	ctx := context.Background()
+	keys, _ := c.Keys(ctx, prefix+":*").Result()
+	if len(keys) > 0 {
+		c.Del(ctx, keys...)
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestPresenceFirstAndLastAcrossNodes(t *testing.T) {
+	rs, _ := nodes(t, 2, 0)
+	a, b := rs[0], rs[1]
+	if first, err := a.Join("app", "presence-x", "u", `{"n":1}`, 100, true); err != nil || !first {
+		t.Fatalf("first join: %v %v", first, err)
+	}
+	if first, _ := b.Join("app", "presence-x", "u", `{"n":2}`, 100, true); first {
+		t.Fatal("the user's tab on another node counted as a new member")
+	}
+	m := b.Members("app", "presence-x", nil)
+	if len(m) != 1 || m[0].ID != "u" || m[0].Info != `{"n":1}` {
+		t.Fatalf("members %+v, want u with the first tab's info", m)
+	}
+	if a.Leave("app", "presence-x", "u", true) {
+		t.Fatal("member_removed while a tab on another node is still there")
+	}
+	if !b.Leave("app", "presence-x", "u", false) {
+		t.Fatal("the last tab's leave did not report the member gone")
+	}
+}
+
+func TestPresenceLimitIsClusterWide(t *testing.T) {
+	rs, _ := nodes(t, 2, 0)
+	rs[0].Join("app", "presence-y", "u1", "", 2, true)
+	rs[1].Join("app", "presence-y", "u2", "", 2, true)
+	if _, err := rs[0].Join("app", "presence-y", "u3", "", 2, true); err != hub.ErrChannelFull {
+		t.Fatalf("third member: %v, want ErrChannelFull", err)
+	}
+}
+
+func TestMessagesCrossNodesOnlyWhenSubscribed(t *testing.T) {
+	rs, boxes := nodes(t, 2, 0)
+	rs[1].Subscribe("app", "news")
+	waitFor(t, "subscription", func() bool {
+		rs[0].Publish(&hub.Message{App: "app", Channel: "news", Event: "probe", Data: "x"})
+		return boxes[1].has("probe", "x")
+	})
+	rs[0].Publish(&hub.Message{App: "app", Channel: "other", Event: "e", Data: "y"})
+	rs[0].Publish(&hub.Message{App: "app", Channel: "news", Event: "e", Data: "z"})
+	waitFor(t, "delivery", func() bool { return boxes[1].has("e", "z") })
+	if boxes[1].has("e", "y") {
+		t.Fatal("a node received a channel it has no subscriber on")
+	}
+	if !boxes[0].has("e", "z") {
+		t.Fatal("the publishing node did not deliver locally")
+	}
+}
+
+func TestCountsAndCacheAcrossNodes(t *testing.T) {
+	rs, _ := nodes(t, 2, 0)
+	rs[0].Subscribed("app", "c", 2)
+	rs[1].Subscribed("app", "c", 1)
+	waitFor(t, "counts", func() bool { return rs[0].Count("app", "c", 0) == 3 && rs[1].Channels("app", "", nil)["c"] == 3 })
+	rs[0].CachePut(&hub.Message{App: "app", Channel: "cache-c", Event: "e", Data: "v"})
+	waitFor(t, "cache", func() bool {
+		m, ttl, ok := rs[1].CacheGet("app", "cache-c")
+		return ok && m.Data == "v" && ttl > time.Minute
+	})
+}
+
+func TestDeadNodeIsReaped(t *testing.T) {
+	rs, boxes := nodes(t, 2, 900*time.Millisecond)
+	alive, dead := rs[0], rs[1]
+	alive.Subscribe("app", "presence-z")
+	dead.Join("app", "presence-z", "ghost", "", 100, true)
+	dead.SignIn("app", "ghost", true)
+	// Stop the dead node without its goodbye: its heartbeat just expires.
+	dead.cancel()
+	dead.ps.Close()
+	dead.wg.Wait()
+	waitFor(t, "member_removed for the dead node's member", func() bool {
+		return boxes[0].has("pusher_internal:member_removed", `{"user_id":"ghost"}`)
+	})
+	if m := alive.Members("app", "presence-z", nil); len(m) != 0 {
+		t.Fatalf("ghost members left: %+v", m)
+	}
+	if on := alive.Online("app", []string{"ghost"}, nil); len(on) != 0 {
+		t.Fatalf("ghost still online: %v", on)
+	}
+}
