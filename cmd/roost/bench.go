@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/roostproject/roost/internal/bench"
+)
+
+const benchUsage = `usage: roost bench <mode> [flags]
+
+modes:
+  idle     hold N subscribed idle connections; report RSS and CPU per connection
+  fanout   S subscribers on one channel; report CPU per delivered message and latency
+  churn    connect and disconnect at a rate; report handshakes per second per core
+  report   run everything over both transports and write docs/bench (takes ~15 minutes)
+
+Without --url each mode starts its own roost (a child process). Run
+'roost bench <mode> -h' for a mode's flags.
+`
+
+// benchCmd runs `roost bench`.
+func benchCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, benchUsage)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	switch args[0] {
+	case "worker":
+		return bench.RunWorker(args[1:], os.Stdin, stdout, stderr)
+	case "idle":
+		return benchIdle(ctx, args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, benchUsage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "roost bench: unknown mode %q\n%s", args[0], benchUsage)
+	return 2
+}
+
+// commonFlags registers the flags every mode shares.
+func commonFlags(fs *flag.FlagSet, c *bench.Common) *bool {
+	fs.StringVar(&c.Target.URL, "url", "", "server `URL` (http://host:port); empty starts a roost child process")
+	fs.StringVar(&c.Target.AppID, "app-id", "app-id", "app id (for publishing)")
+	fs.StringVar(&c.Target.Key, "key", "app-key", "app key")
+	fs.StringVar(&c.Target.Secret, "secret", "app-secret", "app secret (for publishing)")
+	fs.IntVar(&c.Target.PID, "pid", 0, "server process id for the /proc cross-check (default: found when local)")
+	fs.StringVar(&c.Transport, "transport", "epoll", "transport of the child server: epoll or portable")
+	fs.DurationVar(&c.ActivityTimeout, "activity-timeout", 0, "activity timeout of the child server (default 120s)")
+	fs.DurationVar(&c.Settle, "settle", 3*time.Second, "least time to let the server settle before measuring")
+	return fs.Bool("json", false, "print the result as JSON")
+}
+
+// parseMode parses a mode's flags and prepares the shared options.
+func parseMode(fs *flag.FlagSet, args []string, c *bench.Common, stderr io.Writer) bool {
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return false
+	}
+	c.Progress, c.Stderr = stderr, stderr
+	return true
+}
+
+// printResult writes v as JSON or its table.
+func printResult(w io.Writer, asJSON bool, v interface{ Table() string }) int {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.Encode(v)
+		return 0
+	}
+	fmt.Fprint(w, v.Table())
+	return 0
+}
+
+func benchIdle(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var o bench.IdleOptions
+	fs := flag.NewFlagSet("bench idle", flag.ContinueOnError)
+	asJSON := commonFlags(fs, &o.Common)
+	fs.IntVar(&o.Connections, "n", 1000, "connections to hold")
+	fs.Float64Var(&o.Rate, "rate", 2000, "new connections per second during the ramp")
+	fs.IntVar(&o.Channels, "channels", 1, "channels each connection subscribes to")
+	fs.DurationVar(&o.Hold, "hold", 60*time.Second, "measurement window once all connections are ready")
+	fs.DurationVar(&o.Baseline, "baseline", 10*time.Second, "CPU window before connecting")
+	fs.DurationVar(&o.Ping, "ping", 0, "client ping interval (default: the server's activity_timeout)")
+	if !parseMode(fs, args, &o.Common, stderr) {
+		return 2
+	}
+	r, err := bench.Idle(ctx, o)
+	if err != nil {
+		fmt.Fprintln(stderr, "roost bench idle:", err)
+		return 1
+	}
+	return printResult(stdout, *asJSON, r)
+}

@@ -1,0 +1,91 @@
+package bench
+
+import (
+	"context"
+	"io"
+	"sync"
+	"time"
+)
+
+// Common are the options every mode shares: which server to load (or which
+// to start), how to start worker processes and where progress goes.
+type Common struct {
+	// Target is the server to load. An empty Target.URL starts a roost
+	// child process with Transport and ActivityTimeout instead.
+	Target Target
+	// Transport of the child server: "epoll" or "portable". Zero value
+	// means "epoll".
+	Transport string
+	// ActivityTimeout of the child server. Zero value means roost's default
+	// (120 s).
+	ActivityTimeout time.Duration
+	// Spawn starts workers; nil means SelfSpawner.
+	Spawn Spawner
+	// ServerSpawn starts child servers; nil means SelfServer.
+	ServerSpawn ServerSpawner
+	// Settle is the least time to let the server settle after a ramp, before
+	// measuring; it waits up to ten times as long for RSS to stop moving.
+	// Zero value means 3 s.
+	Settle time.Duration
+	// Progress receives the progress line; nil means none.
+	Progress io.Writer
+	// Stderr receives workers' and child servers' errors; nil discards them.
+	Stderr io.Writer
+}
+
+// start returns the target, starting a child server when needed, and a
+// function that stops what it started.
+func (c *Common) start(ctx context.Context) (Target, func(), error) {
+	if c.Target.URL != "" {
+		t := c.Target
+		if t.PID == 0 {
+			t.FindLocalPID()
+		}
+		return t, func() {}, nil
+	}
+	tr := c.Transport
+	if tr == "" {
+		tr = "epoll"
+	}
+	srv, err := StartServer(ctx, ServerOptions{Transport: tr, ActivityTimeout: c.ActivityTimeout,
+		Spawn: c.ServerSpawn, Stderr: c.Stderr})
+	if err != nil {
+		return Target{}, nil, err
+	}
+	return srv.Target, func() { srv.Stop() }, nil
+}
+
+// fleet starts workers for n connections against t.
+func (c *Common) fleet(t Target, n, channels, pool int, ping time.Duration) (*Fleet, error) {
+	return StartFleet(FleetConfig{URL: t.WebSocketURL(), Workers: WorkersFor(n), Channels: channels,
+		ChannelPool: pool, Ping: ping, Spawn: c.Spawn, Stderr: c.Stderr})
+}
+
+// maxFailures is how many failed connections a ramp of n tolerates.
+func maxFailures(n int) int64 { return int64(50 + n/100) }
+
+// lockedWriter serialises writes from child-process copiers and progress.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// prepare makes Stderr (and Progress, when it is the same writer) safe for
+// the concurrent writes of child processes' output copiers.
+func (c *Common) prepare() {
+	c.Settle = cmpOr(c.Settle, 3*time.Second)
+	if c.Stderr == nil {
+		return
+	}
+	lw := &lockedWriter{w: c.Stderr}
+	if c.Progress == c.Stderr {
+		c.Progress = lw
+	}
+	c.Stderr = lw
+}
