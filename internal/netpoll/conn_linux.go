@@ -5,6 +5,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/session"
 	"github.com/roostproject/roost/internal/ws"
 )
@@ -19,24 +20,24 @@ const (
 )
 
 // conn is one WebSocket connection owned by a loop. It is the only memory an
-// idle connection has in the Go heap, so keep it small: no buffer is held
-// unless a frame is incomplete or a write is pending.
+// idle connection has in the Go heap, so keep it small: whatever only a busy
+// connection needs lives in x, which an idle connection does not have.
 type conn struct {
-	l       *loop
-	fd      int32
-	flags   uint8
-	ws      ws.State
-	seen    int64   // Unix ns of the last byte received
-	mark    int64   // Unix ns: ping sent (fPinged) or close deadline (fClosing)
-	blocked int64   // Unix ns since which the backlog has made no progress
-	pending *[]byte // an incomplete frame, or nil
-	frag    []byte  // a fragmented message in progress (the decoder's pooled buffer), or nil
-	backlog *[]byte // bytes the socket has not taken yet, or nil
-	sess    session.Session
+	l     *loop
+	fd    int32
+	flags uint8
+	ws    ws.State
+	seen  int64  // Unix ns of the last byte received
+	mark  int64  // Unix ns: ping sent (fPinged) or close deadline (fClosing)
+	x     *extra // buffers of a connection in the middle of something, or nil
+	sess  session.Session
 }
 
 var _ session.Conn = (*conn)(nil)
 var _ ws.Handler = (*conn)(nil)
+
+// call lends the session the loop's environment and this connection.
+func (c *conn) call() session.Call { return c.sess.On(c.l.cfg.Env, c) }
 
 // add registers a new connection with the loop and greets it.
 func (l *loop) add(r *addReq) {
@@ -58,9 +59,9 @@ func (l *loop) add(r *addReq) {
 		s.Accepted.Add(1)
 	}
 	l.wheel.Schedule(c.fd, c.deadline()+l.jitter())
-	c.sess.Init(l.cfg.Env, c, r.app)
+	c.call().Init(r.app)
 	if l.draining {
-		c.sess.Shutdown()
+		c.call().Shutdown()
 	} else if len(r.buffered) > 0 {
 		c.decode(r.buffered)
 	}
@@ -93,7 +94,7 @@ func (c *conn) write(frame []byte) {
 	l := c.l
 	l.local.framesOut++
 	l.local.bytesOut += int64(len(frame))
-	if c.backlog != nil {
+	if c.x != nil && len(c.x.backlog) > 0 {
 		c.queue(frame)
 		return
 	}
@@ -102,34 +103,31 @@ func (c *conn) write(frame []byte) {
 		l.kill(c, byError)
 		return
 	}
-	if n < 0 {
-		n = 0
-	}
 	if n < len(frame) {
-		c.backlog = getBuf()
-		c.blocked = l.now
-		c.queue(frame[n:])
+		c.ext().blocked = l.now
+		c.queue(frame[max(n, 0):])
 		c.armOut(true)
-		c.scheduleBefore(c.blocked + int64(l.cfg.WriteTimeout))
+		c.scheduleBefore(c.x.blocked + int64(l.cfg.WriteTimeout))
 	}
 }
 
 // queue appends to the backlog, closing a consumer that exceeds the cap.
 func (c *conn) queue(b []byte) {
-	if len(*c.backlog)+len(b) > c.l.cfg.WriteBacklog {
+	x := c.ext()
+	if len(x.backlog)+len(b) > c.l.cfg.WriteBacklog {
 		c.l.kill(c, bySlow)
 		return
 	}
-	*c.backlog = append(*c.backlog, b...)
+	x.backlog = append(x.backlog, b...)
 }
 
 // flush writes the backlog when the socket can take more.
 func (c *conn) flush() {
-	if c.backlog == nil || c.flags&fDead != 0 {
+	if c.x == nil || len(c.x.backlog) == 0 || c.flags&fDead != 0 {
 		return
 	}
-	b := *c.backlog
-	n, err := unix.Write(int(c.fd), b)
+	x := c.x
+	n, err := unix.Write(int(c.fd), x.backlog)
 	if err == unix.EAGAIN || err == unix.EINTR {
 		return
 	}
@@ -137,14 +135,12 @@ func (c *conn) flush() {
 		c.l.kill(c, byError)
 		return
 	}
-	c.blocked = c.l.now
-	if n < len(b) {
-		*c.backlog = b[:copy(b, b[n:])]
-		return
+	x.blocked = c.l.now
+	x.backlog = x.backlog[:copy(x.backlog, x.backlog[n:])]
+	if len(x.backlog) == 0 {
+		c.armOut(false)
+		c.tidy()
 	}
-	putBuf(c.backlog)
-	c.backlog = nil
-	c.armOut(false)
 }
 
 func (c *conn) armOut(on bool) {
@@ -179,36 +175,37 @@ func (c *conn) read() {
 }
 
 // decode feeds data to the frame decoder and keeps an incomplete frame.
+// Only a connection with an incomplete frame or a fragmented message
+// in progress has buffers of its own.
 func (c *conn) decode(data []byte) {
-	if c.pending != nil {
-		*c.pending = append(*c.pending, data...)
-		data = *c.pending
+	if c.x != nil && len(c.x.pending) > 0 {
+		c.x.pending = append(c.x.pending, data...)
+		data = c.x.pending
 	}
-	n, err := ws.Decode(&c.ws, data, c.l.cfg.MaxMessage, &c.frag, c)
+	var frag []byte
+	if c.x != nil {
+		frag = c.x.frag
+	}
+	n, err := ws.Decode(&c.ws, data, c.l.cfg.MaxMessage, &frag, c)
+	if frag != nil || c.x != nil {
+		c.ext().frag = frag
+	}
 	if err != nil {
 		c.fail(err)
 		return
 	}
-	if c.flags&fDead != 0 {
-		return
+	if c.flags&fDead == 0 {
+		c.keep(data[n:])
 	}
-	c.keep(data[n:])
 }
 
-// keep stores the unconsumed tail of the input in the pending buffer, or
-// returns the buffer to the pool when nothing is left.
+// keep stores the unconsumed tail of the input as the pending frame.
 func (c *conn) keep(rest []byte) {
-	if len(rest) == 0 {
-		if c.pending != nil {
-			putBuf(c.pending)
-			c.pending = nil
-		}
-		return
+	if len(rest) > 0 || c.x != nil {
+		x := c.ext()
+		x.pending = append(x.pending[:0], rest...)
 	}
-	if c.pending == nil {
-		c.pending = getBuf()
-	}
-	*c.pending = append((*c.pending)[:0], rest...)
+	c.tidy()
 }
 
 // fail closes the connection after a protocol violation (RFC 6455 7.1.7).
@@ -221,3 +218,15 @@ func (c *conn) fail(err error) {
 	c.Close(ce.Code, ce.Reason)
 	c.l.kill(c, byError)
 }
+
+// SocketSeq implements hub.Subscriber.
+func (c *conn) SocketSeq() uint64 { return c.sess.SocketSeq() }
+
+// Deliver implements hub.Subscriber: write a published frame.
+func (c *conn) Deliver(frame []byte) { c.Send(frame) }
+
+// Terminate implements hub.Subscriber.
+func (c *conn) Terminate() { c.call().Terminate() }
+
+// Moved implements hub.Subscriber.
+func (c *conn) Moved(ch *hub.Channel, index int) { c.sess.Moved(ch, index) }

@@ -7,7 +7,7 @@ import (
 // OnText implements ws.Handler: a complete client message.
 func (c *conn) OnText(payload []byte) bool {
 	c.l.local.messagesIn++
-	c.sess.HandleText(payload)
+	c.call().HandleText(payload)
 	return c.flags&(fClosing|fDead) == 0
 }
 

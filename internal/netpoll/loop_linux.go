@@ -200,7 +200,7 @@ func (l *loop) drainAll() {
 	l.draining = true
 	for _, c := range l.conns {
 		if c != nil {
-			c.sess.Shutdown()
+			c.call().Shutdown()
 		}
 	}
 	l.checkDrained()

@@ -19,8 +19,8 @@ func (c *conn) deadline() int64 {
 	if c.flags&fPinged != 0 {
 		d = c.mark + int64(cfg.PongWait)
 	}
-	if c.backlog != nil {
-		d = min(d, c.blocked+int64(cfg.WriteTimeout))
+	if c.x != nil && len(c.x.backlog) > 0 {
+		d = min(d, c.x.blocked+int64(cfg.WriteTimeout))
 	}
 	return d
 }
@@ -45,12 +45,12 @@ func (l *loop) expire(fd int32) {
 	switch {
 	case c.flags&fClosing != 0:
 		l.kill(c, byTimeout)
-	case c.backlog != nil && c.blocked+int64(l.cfg.WriteTimeout) <= l.now:
+	case c.x != nil && len(c.x.backlog) > 0 && c.x.blocked+int64(l.cfg.WriteTimeout) <= l.now:
 		l.kill(c, bySlow)
 	case c.flags&fPinged != 0:
 		c.Close(ws.CloseCode(pusher.PongTimeout), "pong not received")
 	default:
-		c.sess.Ping()
+		c.call().Ping()
 		c.flags |= fPinged
 		c.mark = l.now
 		l.wheel.Schedule(fd, c.deadline())
@@ -72,7 +72,7 @@ func (l *loop) kill(c *conn, why closeReason) {
 func (l *loop) reap() {
 	for i, c := range l.dying {
 		l.dying[i] = nil
-		c.sess.Closed()
+		c.call().Closed()
 		if c.flags&(fDead|fReleased) == fDead {
 			l.release(c)
 		}
@@ -88,11 +88,9 @@ func (l *loop) release(c *conn) {
 	unix.Close(int(c.fd))
 	l.conns[c.fd] = nil
 	l.count.Add(-1)
-	for _, b := range []**[]byte{&c.pending, &c.backlog} {
-		if *b != nil {
-			putBuf(*b)
-			*b = nil
-		}
+	if x := c.x; x != nil {
+		ws.Discard(&c.ws, &x.frag)
+		c.x = nil
+		putExtra(x)
 	}
-	ws.Discard(&c.ws, &c.frag)
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/pusher"
 	"github.com/roostproject/roost/internal/session"
 	"github.com/roostproject/roost/internal/ws"
@@ -171,7 +172,7 @@ func (c *conn) idle() {
 		return
 	}
 	c.pinged = true
-	c.t.do(c.sess.Ping)
+	c.t.do(func() { c.call().Ping() })
 }
 
 // decode handles the complete frames in *pending; false ends the connection.
@@ -204,3 +205,19 @@ func (c *conn) ended() bool {
 	defer c.mu.Unlock()
 	return c.failed
 }
+
+// call lends the session the transport's environment and this connection;
+// only on the dispatcher goroutine.
+func (c *conn) call() session.Call { return c.sess.On(c.t.cfg.Env, c) }
+
+// SocketSeq implements hub.Subscriber.
+func (c *conn) SocketSeq() uint64 { return c.sess.SocketSeq() }
+
+// Deliver implements hub.Subscriber.
+func (c *conn) Deliver(frame []byte) { c.Send(frame) }
+
+// Terminate implements hub.Subscriber.
+func (c *conn) Terminate() { c.call().Terminate() }
+
+// Moved implements hub.Subscriber.
+func (c *conn) Moved(ch *hub.Channel, index int) { c.sess.Moved(ch, index) }

@@ -13,7 +13,7 @@ func (r *reader) OnText(payload []byte) bool {
 	c := (*conn)(r)
 	c.t.stats.MessagesIn.Add(1)
 	msg := append([]byte(nil), payload...)
-	c.t.do(func() { c.sess.HandleText(msg) })
+	c.t.do(func() { c.call().HandleText(msg) })
 	return true
 }
 

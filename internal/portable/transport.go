@@ -97,7 +97,7 @@ func (t *Transport) Serve(nc net.Conn, buffered []byte, app *config.App) {
 	defer t.wg.Done()
 	go c.writeLoop()
 	t.do(func() {
-		c.sess.Init(t.cfg.Env, c, app)
+		c.call().Init(app)
 		t.mu.Lock()
 		t.conns[c] = struct{}{}
 		t.mu.Unlock()
@@ -105,7 +105,7 @@ func (t *Transport) Serve(nc net.Conn, buffered []byte, app *config.App) {
 	c.readLoop(buffered)
 	ended := make(chan struct{})
 	t.do(func() {
-		c.sess.Closed()
+		c.call().Closed()
 		t.mu.Lock()
 		delete(t.conns, c)
 		t.mu.Unlock()
@@ -124,7 +124,7 @@ func (t *Transport) Shutdown(ctx context.Context) error {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		for c := range t.conns {
-			c.sess.Shutdown()
+			c.call().Shutdown()
 		}
 	})
 	done := make(chan struct{})

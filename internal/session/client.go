@@ -24,7 +24,7 @@ func (r *rateWindow) allow(now int64, limit int) bool {
 
 // clientEvent relays a client- event to the channel's other subscribers
 // (Pusher "Client events").
-func (s *Session) clientEvent(msg pusher.Message) {
+func (s Call) clientEvent(msg pusher.Message) {
 	kind := pusher.KindOf(msg.Channel)
 	switch {
 	case !s.app.ClientEvents:

@@ -8,7 +8,7 @@ import (
 
 // HandleText processes one complete text message from the client. A message
 // that cannot be understood gets a pusher:error and the connection stays up.
-func (s *Session) HandleText(payload []byte) {
+func (s Call) HandleText(payload []byte) {
 	if s.closed {
 		return
 	}
@@ -32,7 +32,7 @@ func (s *Session) HandleText(payload []byte) {
 	}
 }
 
-func (s *Session) other(msg pusher.Message) {
+func (s Call) other(msg pusher.Message) {
 	if strings.HasPrefix(msg.Event, "client-") {
 		s.clientEvent(msg)
 		return

@@ -12,7 +12,7 @@ var errNotThisUser = errors.New("server-to-user channels are joined by signing i
 
 // joinPresence subscribes to a presence channel as the member described by
 // channelData, or as the signed-in user when channelData is empty.
-func (s *Session) joinPresence(name, channelData string) {
+func (s Call) joinPresence(name, channelData string) {
 	m, err := s.member(channelData)
 	if err != nil {
 		s.subscriptionError(name, "InvalidChannelData", err.Error(), 400)
@@ -35,7 +35,7 @@ func (s *Session) joinPresence(name, channelData string) {
 }
 
 // member parses presence channel_data, checking the app's limits.
-func (s *Session) member(channelData string) (pusher.Member, error) {
+func (s Call) member(channelData string) (pusher.Member, error) {
 	if channelData == "" && s.user != nil {
 		return pusher.Member{UserID: s.user.id, UserInfo: s.user.info}, nil
 	}
@@ -50,7 +50,7 @@ func (s *Session) member(channelData string) (pusher.Member, error) {
 }
 
 // memberEvent publishes a member_added/member_removed event on ch.
-func (s *Session) memberEvent(ch *hub.Channel, event, data, except string) {
+func (s Call) memberEvent(ch *hub.Channel, event, data, except string) {
 	err := s.env.Hub.Publish(s.app.ID, hub.Publication{Channels: []string{ch.Name()}, Event: event, Data: data, SocketID: except})
 	if err != nil {
 		s.env.Logger.Warn("presence event not published", "channel", ch.Name(), "event", event, "err", err)

@@ -9,14 +9,17 @@ import (
 	"github.com/roostproject/roost/internal/ws"
 )
 
-// Conn is the transport under a session.
+// Conn is the transport under a session. It is also what the hub holds
+// for the connection: the transport forwards hub.Subscriber calls to its
+// session (SocketSeq, Moved) or its own writes (Deliver).
 type Conn interface {
+	hub.Subscriber
 	// Send writes one complete WebSocket frame. The session never modifies a
 	// frame after handing it over, so the transport may keep it. Send must not
 	// block.
 	Send(frame []byte)
 	// Close sends a close frame with code and closes the connection after the
-	// close handshake (or its deadline). The transport calls Session.Closed.
+	// close handshake (or its deadline). The transport calls Closed.
 	Close(code ws.CloseCode, reason string)
 	// Shard is the hub shard that owns the connection.
 	Shard() int
@@ -41,11 +44,11 @@ func (e *Env) CacheMiss(app, channel string) {
 	}
 }
 
-// Session is the protocol state of one connection. Keep it small: there is
-// one per connection, idle or not.
+// Session is the protocol state of one connection. There is one per
+// connection, idle or not, embedded in the transport's connection struct,
+// so it holds only what is the connection's own: what every connection
+// shares (Env) and the transport itself are lent to each call (On).
 type Session struct {
-	conn   Conn
-	env    *Env
 	app    *config.App
 	seq    uint64
 	subs   []subscription
@@ -57,41 +60,49 @@ type Session struct {
 // subscription is one channel the connection has joined.
 type subscription struct {
 	ch     *hub.Channel
-	index  int    // position in the channel's list for our shard
+	index  int32  // position in the channel's list for our shard
 	member string // presence user id; "" on other channels
 }
 
-// Init prepares s for a new connection of app and sends
-// pusher:connection_established. s may be a zero Session embedded in the
-// transport's connection struct.
-func (s *Session) Init(env *Env, conn Conn, app *config.App) {
-	*s = Session{env: env, conn: conn, app: app}
-	env.Hub.Connected(app.ID)
+// Call is a session at work: its state plus the environment and transport
+// lent to it for one call. It lives on the stack.
+type Call struct {
+	*Session
+	env  *Env
+	conn Conn
+}
+
+// On lends s the environment and transport for one call.
+func (s *Session) On(env *Env, c Conn) Call { return Call{s, env, c} }
+
+// Init prepares the session of a new connection of app and sends
+// pusher:connection_established.
+func (s Call) Init(app *config.App) {
+	*s.Session = Session{app: app}
+	s.env.Hub.Connected(app.ID)
 	var id string
-	id, s.seq = env.Hub.NewSocketID()
-	timeout := int(env.Config.ActivityTimeout.Seconds())
+	id, s.seq = s.env.Hub.NewSocketID()
+	timeout := int(s.env.Config.ActivityTimeout.Seconds())
 	s.send(pusher.ConnectionEstablished(nil, id, timeout))
 }
 
 // SocketID returns the connection's socket_id.
-func (s *Session) SocketID() string { return s.env.Hub.SocketID(s.seq) }
+func (s Call) SocketID() string { return s.env.Hub.SocketID(s.seq) }
 
-// SocketSeq implements hub.Subscriber.
+// SocketSeq returns the local part of the socket_id (for hub.Subscriber).
 func (s *Session) SocketSeq() uint64 { return s.seq }
 
-// Deliver implements hub.Subscriber: it writes a published frame.
-func (s *Session) Deliver(frame []byte) { s.conn.Send(frame) }
-
-// Terminate implements hub.Subscriber (terminate_connections).
-func (s *Session) Terminate() {
+// Terminate closes the connection (terminate_connections).
+func (s Call) Terminate() {
 	s.conn.Close(ws.CloseCode(pusher.ReconnectNow), "terminated by the server")
 }
 
-// Moved implements hub.Subscriber.
+// Moved records the connection's new position in ch's list (for
+// hub.Subscriber).
 func (s *Session) Moved(ch *hub.Channel, index int) {
 	for i := range s.subs {
 		if s.subs[i].ch == ch {
-			s.subs[i].index = index
+			s.subs[i].index = int32(index)
 			return
 		}
 	}
@@ -99,11 +110,11 @@ func (s *Session) Moved(ch *hub.Channel, index int) {
 
 // Ping sends pusher:ping; the transport calls it when the connection has
 // been silent for the activity timeout.
-func (s *Session) Ping() { s.send(pusher.AppendPing(nil)) }
+func (s Call) Ping() { s.send(pusher.AppendPing(nil)) }
 
 // Shutdown tells the client to reconnect elsewhere (pusher:error 4200, then
 // close 4200): pusher-js reconnects at once.
-func (s *Session) Shutdown() {
+func (s Call) Shutdown() {
 	s.sendError(pusher.ReconnectNow, "server is shutting down")
 	s.conn.Close(ws.CloseCode(pusher.ReconnectNow), "server is shutting down")
 }
@@ -111,7 +122,7 @@ func (s *Session) Shutdown() {
 // Closed leaves every channel. The transport calls it once the connection
 // is gone or closing, from the goroutine that owns the session and never
 // from inside a hub delivery.
-func (s *Session) Closed() {
+func (s Call) Closed() {
 	if s.closed {
 		return
 	}
@@ -125,13 +136,13 @@ func (s *Session) Closed() {
 }
 
 // send wraps a Pusher message in a text frame and writes it.
-func (s *Session) send(msg []byte) {
+func (s Call) send(msg []byte) {
 	if s.closed {
 		return
 	}
 	s.conn.Send(ws.AppendFrame(make([]byte, 0, len(msg)+10), ws.OpText, msg))
 }
 
-func (s *Session) sendError(code pusher.Code, message string) {
+func (s Call) sendError(code pusher.Code, message string) {
 	s.send(pusher.AppendError(nil, code, message))
 }

@@ -11,7 +11,7 @@ import (
 
 // subscribe handles pusher:subscribe (Pusher "Channels protocol",
 // "Authorizing users", "Presence channels").
-func (s *Session) subscribe(msg pusher.Message) {
+func (s Call) subscribe(msg pusher.Message) {
 	req, err := pusher.ParseSubscribe(msg.Data)
 	if err != nil {
 		s.sendError(0, err.Error())
@@ -40,7 +40,7 @@ func (s *Session) subscribe(msg pusher.Message) {
 
 // checkChannel validates a channel name; a server-to-user channel is only
 // for the connection signed in as that user.
-func (s *Session) checkChannel(name string, kind pusher.Kind) error {
+func (s Call) checkChannel(name string, kind pusher.Kind) error {
 	if kind.IsServerToUser() {
 		return errNotThisUser
 	}
@@ -48,7 +48,7 @@ func (s *Session) checkChannel(name string, kind pusher.Kind) error {
 }
 
 // join subscribes the connection to a channel it has been allowed on.
-func (s *Session) join(name, member string) {
+func (s Call) join(name, member string) {
 	ch := s.env.Hub.Acquire(s.app.ID, name)
 	s.attach(ch, member)
 	s.succeeded(ch)
@@ -56,13 +56,13 @@ func (s *Session) join(name, member string) {
 }
 
 // attach adds the connection to ch's subscribers; ch was acquired for it.
-func (s *Session) attach(ch *hub.Channel, member string) {
-	index := s.env.Hub.Attach(ch, s.conn.Shard(), s)
-	s.subs = append(s.subs, subscription{ch: ch, index: index, member: member})
+func (s Call) attach(ch *hub.Channel, member string) {
+	index := s.env.Hub.Attach(ch, s.conn.Shard(), s.conn)
+	s.subs = append(s.subs, subscription{ch: ch, index: int32(index), member: member})
 }
 
 // succeeded sends pusher_internal:subscription_succeeded for ch.
-func (s *Session) succeeded(ch *hub.Channel) {
+func (s Call) succeeded(ch *hub.Channel) {
 	if pusher.KindOf(ch.Name()).IsPresence() {
 		s.send(pusher.AppendPresenceSucceeded(nil, ch.Name(), s.env.Hub.MemberInfos(ch)))
 		return
@@ -72,7 +72,7 @@ func (s *Session) succeeded(ch *hub.Channel) {
 
 // afterJoin replays a cache channel's last event (or says it has none) and
 // announces the new subscription count where the app asks for counts.
-func (s *Session) afterJoin(ch *hub.Channel) {
+func (s Call) afterJoin(ch *hub.Channel) {
 	name := ch.Name()
 	if pusher.KindOf(name).IsCache() {
 		if frame, ok := s.env.Hub.CachedFrame(s.app.ID, name); ok {
@@ -87,14 +87,14 @@ func (s *Session) afterJoin(ch *hub.Channel) {
 
 // countChanged sends pusher_internal:subscription_count when the app wants
 // it; never on presence channels, which have member events instead.
-func (s *Session) countChanged(ch *hub.Channel) {
+func (s Call) countChanged(ch *hub.Channel) {
 	if s.app.SubscriptionCount && !pusher.KindOf(ch.Name()).IsPresence() && !strings.HasPrefix(ch.Name(), "#") {
 		s.env.Hub.CountChanged(ch)
 	}
 }
 
 // unsubscribe handles pusher:unsubscribe; Pusher sends no reply.
-func (s *Session) unsubscribe(msg pusher.Message) {
+func (s Call) unsubscribe(msg pusher.Message) {
 	name, err := pusher.ParseUnsubscribe(msg.Data)
 	if err != nil {
 		s.sendError(0, err.Error())
@@ -107,14 +107,14 @@ func (s *Session) unsubscribe(msg pusher.Message) {
 
 // leave drops subscription i, announcing a presence member's departure when
 // this was the user's last connection in the channel.
-func (s *Session) leave(i int) {
+func (s Call) leave(i int) {
 	sub := s.subs[i]
 	last := len(s.subs) - 1
 	s.subs[i] = s.subs[last]
 	s.subs[last] = subscription{}
 	s.subs = s.subs[:last]
 	h := s.env.Hub
-	h.Detach(sub.ch, s.conn.Shard(), sub.index)
+	h.Detach(sub.ch, s.conn.Shard(), int(sub.index))
 	if sub.member != "" && h.Leave(sub.ch, sub.member) {
 		s.memberEvent(sub.ch, "pusher_internal:member_removed", memberJSON(sub.member, ""), "")
 	}
@@ -122,7 +122,7 @@ func (s *Session) leave(i int) {
 	s.countChanged(sub.ch)
 }
 
-func (s *Session) find(name string) int {
+func (s Call) find(name string) int {
 	for i := range s.subs {
 		if s.subs[i].ch.Name() == name {
 			return i
@@ -131,7 +131,7 @@ func (s *Session) find(name string) int {
 	return -1
 }
 
-func (s *Session) subscriptionError(channel, typ, message string, status int) {
+func (s Call) subscriptionError(channel, typ, message string, status int) {
 	data, _ := json.Marshal(struct {
 		Type   string `json:"type"`
 		Error  string `json:"error"`

@@ -18,7 +18,7 @@ type user struct {
 // signin handles pusher:signin (Pusher "User authentication"): a valid
 // signature over "socket_id::user::user_data" gives the connection its user
 // and joins it to the user's server-to-user channel; anything else is 4009.
-func (s *Session) signin(msg pusher.Message) {
+func (s Call) signin(msg pusher.Message) {
 	req, err := pusher.ParseSignin(msg.Data)
 	if err != nil {
 		s.unauthorized(err.Error())
@@ -49,7 +49,7 @@ func (s *Session) signin(msg pusher.Message) {
 
 // becomeUser gives the connection its user: it joins the user's
 // server-to-user channel and, if the user was offline, tells its watchers.
-func (s *Session) becomeUser(id string, info json.RawMessage) {
+func (s Call) becomeUser(id string, info json.RawMessage) {
 	h := s.env.Hub
 	s.user = &user{id: id, info: info}
 	s.attach(h.Acquire(s.app.ID, hub.ServerToUserPrefix+id), "")
@@ -63,7 +63,7 @@ const maxWatchlist = 100
 
 // watch subscribes the connection to the online/offline changes of the
 // users in its watchlist and tells it which of them are online now.
-func (s *Session) watch(ids []string) {
+func (s Call) watch(ids []string) {
 	if len(ids) == 0 {
 		return
 	}
@@ -80,7 +80,7 @@ func (s *Session) watch(ids []string) {
 
 // watchEvent tells the watchers of user id that it came online or went
 // offline.
-func (s *Session) watchEvent(id, name string) {
+func (s Call) watchEvent(id, name string) {
 	type event struct {
 		Name    string   `json:"name"`
 		UserIDs []string `json:"user_ids"`
@@ -92,14 +92,14 @@ func (s *Session) watchEvent(id, name string) {
 	}
 }
 
-func (s *Session) unauthorized(message string) {
+func (s Call) unauthorized(message string) {
 	s.sendError(pusher.Unauthorized, message)
 	s.conn.Close(ws.CloseCode(pusher.Unauthorized), "unauthorized")
 }
 
 // signout forgets the user when the connection closes and, if it was the
 // user's last connection, tells its watchers.
-func (s *Session) signout() {
+func (s Call) signout() {
 	if s.user == nil {
 		return
 	}

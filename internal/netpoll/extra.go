@@ -1,0 +1,48 @@
+package netpoll
+
+import "sync"
+
+// extra is what only a busy connection needs: an incomplete frame, a
+// fragmented message, a write backlog. Idle connections have none; a
+// connection borrows one from the pool and gives it back when all three are
+// empty again.
+type extra struct {
+	pending []byte // an incomplete frame, kept until the rest arrives
+	frag    []byte // a fragmented message in progress (the decoder's buffer)
+	backlog []byte // bytes the socket has not taken yet
+	blocked int64  // Unix ns since which the backlog has made no progress
+}
+
+var extraPool = sync.Pool{New: func() any { return new(extra) }}
+
+// maxPooled is the largest buffer worth keeping in the pool.
+const maxPooled = 64 << 10
+
+// ext returns the connection's extra, borrowing one if it has none.
+func (c *conn) ext() *extra {
+	if c.x == nil {
+		c.x = extraPool.Get().(*extra)
+	}
+	return c.x
+}
+
+// tidy gives the extra back once nothing is pending.
+func (c *conn) tidy() {
+	x := c.x
+	if x == nil || len(x.pending) > 0 || x.frag != nil || len(x.backlog) > 0 {
+		return
+	}
+	c.x = nil
+	putExtra(x)
+}
+
+func putExtra(x *extra) {
+	if cap(x.pending) > maxPooled {
+		x.pending = nil
+	}
+	if cap(x.backlog) > maxPooled {
+		x.backlog = nil
+	}
+	*x = extra{pending: x.pending[:0], backlog: x.backlog[:0]}
+	extraPool.Put(x)
+}
