@@ -30,10 +30,12 @@ class RawClient {
     this.ws = ws;
     this.frames = [];
     this.pings = 0; // WebSocket-level ping frames (RFC 6455 5.5.2)
+    this.pongs = 0; // WebSocket-level pong frames (RFC 6455 5.5.3)
     this.close = null; // { code, reason } once closed
     ws.on('message', (data, isBinary) => this.frames.push(
       isBinary ? { binary: true, text: data.toString('hex') } : safeDecode(data.toString('utf8'))));
     ws.on('ping', () => { this.pings++; });
+    ws.on('pong', () => { this.pongs++; });
     this.closed = new Promise((resolve) => ws.once('close', (code, reason) => {
       this.close = { code, reason: reason.toString('utf8') };
       resolve(this.close);

@@ -80,6 +80,13 @@ function tail(stream) {
   return () => buf;
 }
 
+// childEnv is this process's environment without ROOST_* variables: roost
+// reads those as configuration (and rejects unknown ones, such as ROOST_BIN),
+// so the config file alone must decide how a test server behaves.
+function childEnv() {
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ROOST_')));
+}
+
 function exitPromise(proc) {
   return new Promise((resolve) => {
     proc.once('exit', (code, signal) => {
@@ -127,7 +134,8 @@ function makeStop(proc, exited, dir) {
 
 /**
  * startRoost runs one roost server and waits until it listens.
- * opts: { transport, activityTimeout ("1s"), pongWait, maxMessageSize, apps, args }.
+ * opts: { transport, activityTimeout ("1s"), pongWait, maxMessageSize, apps, args,
+ *         env (extra variables; inherited ROOST_* ones are dropped) }.
  * Returns { url, host, port, key, secret, appId, apps, transport, proc,
  *           exited (Promise<{code,signal}>), stop(signal?) -> exit info, stderr() }.
  */
@@ -138,7 +146,9 @@ async function startRoost(opts = {}) {
   fs.writeFileSync(cfg, configYAML(opts));
   const args = ['serve', '--addr', '127.0.0.1:0', '--config', cfg];
   if (opts.transport) args.push('--transport', opts.transport);
-  const proc = spawn(bin, args.concat(opts.args || []), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(bin, args.concat(opts.args || []), {
+    stdio: ['ignore', 'pipe', 'pipe'], env: { ...childEnv(), ...opts.env },
+  });
   children.add(proc);
   const stderr = tail(proc.stderr);
   const exited = exitPromise(proc);

@@ -11,9 +11,25 @@ const { Clients } = require('./clients');
 
 const STDERR_IN_FAILURE = 4000;
 
+const LINGER_MS = 5000;
+
 after(() => {
   assert.equal(liveChildren(), 0, 'roost processes left running after the suite');
+  lingerGuard();
 });
+
+// lingerGuard ends the test process if something keeps it alive LINGER_MS after
+// the last test. pusher-js can keep a reconnect loop running after
+// disconnect() when its server vanished mid-retry (seen after the 4200 drain
+// under load); that must not hang the run. The timer is unref'd, so a clean
+// process exits at once and never reaches it; results are already reported.
+function lingerGuard() {
+  setTimeout(() => {
+    process.stderr.write(`e2e: still alive ${LINGER_MS} ms after the last test ` +
+      `(${process.getActiveResourcesInfo().join(', ')}); exiting\n`);
+    process.exit();
+  }, LINGER_MS).unref();
+}
 
 function withStderr(ctx, fn) {
   return async (t) => {

@@ -6,6 +6,7 @@
 const assert = require('node:assert/strict');
 const { describeServer, uniqueName } = require('../lib/suite');
 const { subscribe } = require('../lib/clients');
+const { waitFor } = require('../lib/poll');
 
 const SOCKET_ID_RE = /^\d+\.\d+$/;
 
@@ -58,6 +59,13 @@ describeServer('connect', {}, (test) => {
     raw.send({ event: 'pusher:ping', data: {} });
     const pong = await raw.next('pusher:pong');
     assert.equal(pong.event, 'pusher:pong');
+    assert.ok(raw.isOpen, raw.closeText());
+  });
+
+  test('a WebSocket ping frame gets a pong frame (RFC 6455 5.5.2)', async ({ clients }) => {
+    const raw = await clients.raw();
+    raw.ws.ping(Buffer.from('roost'));
+    await waitFor(() => raw.pongs > 0, { what: `pong frame; ${raw.closeText()}` });
     assert.ok(raw.isOpen, raw.closeText());
   });
 

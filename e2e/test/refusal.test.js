@@ -41,4 +41,19 @@ describeServer('refusal', {}, (test) => {
       assert.ok(!c.seen.states.includes('connected'), `states ${JSON.stringify(c.seen.states)}`);
     });
   }
+
+  const badQueries = [
+    { why: 'unsupported protocol 99', query: 'protocol=99&client=js&version=8.6.0', code: 4007 },
+    { why: 'bad version string without protocol', query: 'client=js&version=not.a.version', code: 4006 },
+  ];
+  for (const { why, query, code } of badQueries) {
+    test(`${why}: pusher:error ${code} then close ${code}`, async ({ server, clients }) => {
+      const raw = await clients.rawOpen(wsURL(server, server.key, query));
+      const close = await raw.waitClosed();
+      const err = raw.find('pusher:error');
+      assert.ok(err, `expected pusher:error; frames ${raw.describe()}, close ${close.code}`);
+      assert.equal(err.payload.code, code, err.text);
+      assert.equal(close.code, code, `close reason "${close.reason}"`);
+    });
+  }
 });

@@ -3,12 +3,25 @@
 // client gets pusher:error 4200 and then close 4200 ("reconnect now"), and the
 // process exits cleanly. Each transport gets its own server, which the test kills.
 
+const fs = require('node:fs');
+const path = require('node:path');
 const { describe, it } = require('node:test');
 const assert = require('node:assert/strict');
 const { startRoost, TRANSPORTS } = require('../lib/roost');
 const { Clients, subscribe, errorCode } = require('../lib/clients');
 const { withStderr, uniqueName } = require('../lib/suite');
 const { waitFor, withTimeout } = require('../lib/poll');
+
+// dumpGoroutines makes a roost that hangs in shutdown print its goroutines
+// (SIGQUIT), saves its stderr under e2e/.tmp and fails with the file's name.
+async function dumpGoroutines(server, err) {
+  server.proc.kill('SIGQUIT');
+  await withTimeout(server.exited, 5000, 'roost to exit after SIGQUIT').catch(() => {});
+  const file = path.join(__dirname, '..', '.tmp', `shutdown-hang-${server.transport}-${process.pid}.txt`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, server.stderr());
+  throw new Error(`${err.message}; goroutine dump in ${file}`);
+}
 
 for (const transport of TRANSPORTS) {
   describe(`shutdown [${transport}]`, () => {
@@ -35,7 +48,8 @@ for (const transport of TRANSPORTS) {
       await waitFor(() => pjs.seen.errors.some((e) => errorCode(e) === 4200), {
         what: `pusher-js error 4200; errors ${JSON.stringify(pjs.seen.errors)}`,
       });
-      const exit = await withTimeout(ctx.server.exited, 15000, 'roost to exit after SIGTERM');
+      const exit = await withTimeout(ctx.server.exited, 15000, 'roost to exit after SIGTERM')
+        .catch((err) => dumpGoroutines(ctx.server, err));
       assert.deepEqual(exit, { code: 0, signal: null }, 'exit status after SIGTERM');
     }));
   });
