@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -39,6 +41,12 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return bench.RunWorker(args[1:], os.Stdin, stdout, stderr)
 	case "idle":
 		return benchIdle(ctx, args[1:], stdout, stderr)
+	case "fanout":
+		return benchFanout(ctx, args[1:], stdout, stderr)
+	case "churn":
+		return benchChurn(ctx, args[1:], stdout, stderr)
+	case "report":
+		return benchReport(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, benchUsage)
 		return 0
@@ -101,4 +109,91 @@ func benchIdle(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 1
 	}
 	return printResult(stdout, *asJSON, r)
+}
+
+func benchFanout(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var o bench.FanoutOptions
+	fs := flag.NewFlagSet("bench fanout", flag.ContinueOnError)
+	asJSON := commonFlags(fs, &o.Common)
+	fs.IntVar(&o.Subscribers, "subscribers", 15000, "subscribers on the one channel")
+	fs.Float64Var(&o.Rate, "rate", 10, "publishes per second")
+	fs.DurationVar(&o.Duration, "duration", 20*time.Second, "how long to publish")
+	fs.Float64Var(&o.RampRate, "ramp", 4000, "new connections per second while subscribing")
+	fs.IntVar(&o.Publishers, "publishers", 4, "concurrent HTTP publishers")
+	if !parseMode(fs, args, &o.Common, stderr) {
+		return 2
+	}
+	r, err := bench.Fanout(ctx, o)
+	if err != nil {
+		fmt.Fprintln(stderr, "roost bench fanout:", err)
+		return 1
+	}
+	return printResult(stdout, *asJSON, r)
+}
+
+func benchChurn(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var o bench.ChurnOptions
+	fs := flag.NewFlagSet("bench churn", flag.ContinueOnError)
+	asJSON := commonFlags(fs, &o.Common)
+	fs.Float64Var(&o.Rate, "rate", 2000, "connect-and-disconnect cycles per second")
+	fs.DurationVar(&o.Duration, "duration", 20*time.Second, "how long to churn")
+	fs.IntVar(&o.Workers, "workers", 2, "load processes")
+	if !parseMode(fs, args, &o.Common, stderr) {
+		return 2
+	}
+	r, err := bench.Churn(ctx, o)
+	if err != nil {
+		fmt.Fprintln(stderr, "roost bench churn:", err)
+		return 1
+	}
+	return printResult(stdout, *asJSON, r)
+}
+
+func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var o bench.ReportOptions
+	fs := flag.NewFlagSet("bench report", flag.ContinueOnError)
+	fs.StringVar(&o.Out, "out", "docs", "write the results to `DIR`/bench")
+	steps := fs.String("steps", "0,5000,10000,15000,19000", "idle connection counts")
+	transports := fs.String("transports", "epoll,portable", "transports, the first measured against the others")
+	fs.DurationVar(&o.ActivityTimeout, "activity-timeout", 10*time.Second, "servers' activity timeout (CPU is scaled to 120s)")
+	fs.DurationVar(&o.Window, "window", 0, "CPU window per step (default three activity timeouts)")
+	fs.Float64Var(&o.RampRate, "ramp", 4000, "new connections per second")
+	fs.DurationVar(&o.Settle, "settle", 3*time.Second, "least time to let a server settle before measuring")
+	fs.IntVar(&o.Fanout.Subscribers, "subscribers", 15000, "fan-out subscribers on one channel")
+	fs.Float64Var(&o.Fanout.Rate, "fanout-rate", 5, "fan-out publishes per second")
+	fs.DurationVar(&o.Fanout.Duration, "fanout-duration", 20*time.Second, "fan-out publishing time")
+	fs.Float64Var(&o.Churn.Rate, "churn-rate", 2000, "churn connect-and-disconnect cycles per second")
+	fs.DurationVar(&o.Churn.Duration, "churn-duration", 15*time.Second, "churn time")
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	var err error
+	if o.Steps, err = parseInts(*steps); err != nil {
+		fmt.Fprintln(stderr, "roost bench report: --steps:", err)
+		return 2
+	}
+	o.Transports = strings.Split(*transports, ",")
+	o.Command = "roost bench report " + strings.Join(args, " ")
+	o.Progress, o.Stderr = stderr, stderr
+	r, err := bench.RunReport(ctx, o)
+	if err != nil {
+		fmt.Fprintln(stderr, "roost bench report:", err)
+		return 1
+	}
+	fmt.Fprint(stdout, r.Markdown())
+	return 0
+}
+
+// parseInts parses a comma-separated list of non-negative integers.
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%q is not a connection count", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }

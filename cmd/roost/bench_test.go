@@ -37,6 +37,7 @@ func runBench(t *testing.T, v any, args ...string) {
 // TestBenchIdleSmoke holds 50 connections against a child roost for a
 // second and checks that the figures exist and are sane (never how fast).
 func TestBenchIdleSmoke(t *testing.T) {
+	t.Parallel()
 	var r struct {
 		Transport   string `json:"transport"`
 		Connections int    `json:"connections"`
@@ -61,5 +62,76 @@ func TestBenchIdleSmoke(t *testing.T) {
 	}
 	if r.PerConn.RSS > 10<<20 || r.PerConn.RSS < -10<<20 {
 		t.Fatalf("per-connection RSS %v bytes is not a plausible figure", r.PerConn.RSS)
+	}
+}
+
+// TestBenchFanoutSmoke publishes to 30 subscribers for a second.
+func TestBenchFanoutSmoke(t *testing.T) {
+	t.Parallel()
+	var r struct {
+		Published, Delivered, Expected int64
+		P99                            float64 `json:"p99_ms"`
+		BytesPerMessage                float64 `json:"bytes_per_message"`
+	}
+	runBench(t, &r, "fanout", "--subscribers", "30", "--rate", "5", "--duration", "1s", "--settle", "200ms")
+	if r.Published == 0 || r.Delivered == 0 || r.Delivered > r.Expected || r.P99 <= 0 || r.BytesPerMessage <= 0 {
+		t.Fatalf("implausible fan-out result %+v", r)
+	}
+}
+
+// TestBenchChurnSmoke connects and disconnects for a second.
+func TestBenchChurnSmoke(t *testing.T) {
+	t.Parallel()
+	var r struct {
+		Handshakes float64 `json:"handshakes"`
+		PerSecond  float64 `json:"handshakes_per_s"`
+		Before     struct{ RSS float64 }
+		After      struct{ RSS float64 }
+	}
+	runBench(t, &r, "churn", "--rate", "100", "--duration", "1s", "--settle", "200ms", "--workers", "1")
+	if r.Handshakes <= 0 || r.PerSecond <= 0 || r.Before.RSS <= 0 || r.After.RSS <= 0 {
+		t.Fatalf("implausible churn result %+v", r)
+	}
+}
+
+// TestBenchReportSmoke runs the whole report with tiny steps over both
+// transports and checks the three files it writes.
+func TestBenchReportSmoke(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"bench", "report", "--out", out, "--steps", "0,30", "--activity-timeout", "1s",
+		"--window", "500ms", "--settle", "200ms", "--subscribers", "20", "--fanout-rate", "5",
+		"--fanout-duration", "1s", "--churn-rate", "50", "--churn-duration", "1s"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, stderr.String())
+	}
+	var rep struct {
+		Transports []struct {
+			Transport string
+			Steps     []struct{ N int }
+			Fanout    struct{ Delivered int64 }
+			Churn     struct{ Handshakes float64 }
+		}
+	}
+	raw, err := os.ReadFile(out + "/bench/report.json")
+	if err != nil || json.Unmarshal(raw, &rep) != nil {
+		t.Fatalf("report.json: %v %s", err, raw)
+	}
+	if len(rep.Transports) != 2 || rep.Transports[0].Transport != "epoll" || rep.Transports[1].Transport != "portable" {
+		t.Fatalf("transports %+v", rep.Transports)
+	}
+	for _, tr := range rep.Transports {
+		if len(tr.Steps) != 2 || tr.Fanout.Delivered == 0 || tr.Churn.Handshakes == 0 {
+			t.Errorf("%s: incomplete %+v", tr.Transport, tr)
+		}
+	}
+	for _, f := range []string{"results.md", "rss.svg"} {
+		if b, err := os.ReadFile(out + "/bench/" + f); err != nil || len(b) < 100 {
+			t.Errorf("%s: %v (%d bytes)", f, err, len(b))
+		}
+	}
+	if !strings.Contains(stdout.String(), "## Targets") {
+		t.Errorf("stdout lacks the targets table:\n%s", stdout.String())
 	}
 }

@@ -7,15 +7,13 @@ import (
 	"time"
 )
 
-// settleTolerance is how little RSS may move over settleSpan for the server
-// to count as settled.
-const (
-	settleTolerance = 0.01
-	settleSpan      = 3 * time.Second
-)
+// settleTolerance is how little RSS may move over the settle span for the
+// server to count as settled.
+const settleTolerance = 0.01
 
 // settle waits at least minWait, then until RSS has moved by less than 1%
-// over 3 s (or maxWait has passed), and returns the last sample.
+// over the last minWait (or maxWait has passed), and returns the last
+// sample.
 func settle(ctx context.Context, p *Probe, minWait, maxWait time.Duration, show func(Sample)) (Sample, error) {
 	start := time.Now()
 	var history []Sample
@@ -27,21 +25,21 @@ func settle(ctx context.Context, p *Probe, minWait, maxWait time.Duration, show 
 		history = append(history, s)
 		show(s)
 		elapsed := time.Since(start)
-		if elapsed >= maxWait || elapsed >= minWait && steady(history) {
+		if elapsed >= maxWait || elapsed >= minWait && steady(history, minWait) {
 			return s, nil
 		}
-		if err := sleep(ctx, 500*time.Millisecond); err != nil {
+		if err := sleep(ctx, min(minWait/2, 500*time.Millisecond)); err != nil {
 			return s, err
 		}
 	}
 }
 
 // steady reports whether RSS moved less than settleTolerance over the
-// last settleSpan of samples.
-func steady(h []Sample) bool {
+// last span of samples.
+func steady(h []Sample, span time.Duration) bool {
 	last := h[len(h)-1]
 	for i := len(h) - 1; i >= 0; i-- {
-		if last.At.Sub(h[i].At) >= settleSpan {
+		if last.At.Sub(h[i].At) >= span {
 			return math.Abs(last.RSS-h[i].RSS) <= settleTolerance*last.RSS
 		}
 	}
@@ -103,7 +101,7 @@ func gcSample(ctx context.Context, p *Probe) (*Sample, error) {
 		return nil, err
 	}
 	// Let the freed pages leave RSS before reading it.
-	if err := sleep(ctx, 500*time.Millisecond); err != nil {
+	if err := sleep(ctx, 200*time.Millisecond); err != nil {
 		return nil, err
 	}
 	s, err := p.Sample(ctx)

@@ -20,6 +20,10 @@ const clockTicks = 100
 type ProcStat struct {
 	RSS        float64 // bytes, VmRSS from /proc/PID/status
 	CPUSeconds float64 // utime + stime from /proc/PID/stat
+	// UserSeconds and SystemSeconds split CPUSeconds: time in roost's own
+	// code and time in the kernel on its behalf (system calls, TCP).
+	UserSeconds   float64
+	SystemSeconds float64
 }
 
 // ReadProc reads pid's RSS and CPU time from /proc.
@@ -38,32 +42,33 @@ func ReadProc(pid int) (ProcStat, error) {
 	if err != nil {
 		return ps, fmt.Errorf("bench: %w", err)
 	}
-	ps.CPUSeconds, err = statCPU(stat)
+	ps.UserSeconds, ps.SystemSeconds, err = statCPU(stat)
 	if err != nil {
 		return ps, fmt.Errorf("bench: /proc/%d/stat: %w", pid, err)
 	}
+	ps.CPUSeconds = ps.UserSeconds + ps.SystemSeconds
 	return ps, nil
 }
 
-// statCPU returns utime+stime in seconds from the text of /proc/PID/stat.
-// The command name (field 2) may hold spaces and parentheses, so fields are
-// counted from the last ')'.
-func statCPU(stat []byte) (float64, error) {
+// statCPU returns utime and stime in seconds from the text of
+// /proc/PID/stat. The command name (field 2) may hold spaces and
+// parentheses, so fields are counted from the last ')'.
+func statCPU(stat []byte) (user, system float64, err error) {
 	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 {
-		return 0, errors.New("no command name")
+		return 0, 0, errors.New("no command name")
 	}
 	f := strings.Fields(string(stat[i+1:]))
 	// After the name: state is field 3, utime field 14, stime field 15.
 	if len(f) < 13 {
-		return 0, errors.New("too few fields")
+		return 0, 0, errors.New("too few fields")
 	}
 	ut, err1 := strconv.ParseUint(f[11], 10, 64)
 	st, err2 := strconv.ParseUint(f[12], 10, 64)
 	if err := errors.Join(err1, err2); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return float64(ut+st) / clockTicks, nil
+	return float64(ut) / clockTicks, float64(st) / clockTicks, nil
 }
 
 // fieldKB returns the value of a "Name:   1234 kB" line.

@@ -9,11 +9,11 @@ import (
 func TestStatCPU(t *testing.T) {
 	// A real line, with a command name that holds a space and a ')'.
 	line := []byte("4242 (roo st) x) S 1 4242 4242 0 -1 4194560 2890 0 0 0 150 75 0 0 20 0 9 0 1000 123 456 18446744073709551615")
-	got, err := statCPU(line)
-	if err != nil || got != 2.25 {
-		t.Fatalf("statCPU = %v, %v; want 2.25", got, err)
+	user, sys, err := statCPU(line)
+	if err != nil || user != 1.5 || sys != 0.75 {
+		t.Fatalf("statCPU = %v, %v, %v; want 1.5, 0.75", user, sys, err)
 	}
-	if _, err := statCPU([]byte("4242 (x) S 1")); err == nil {
+	if _, _, err := statCPU([]byte("4242 (x) S 1")); err == nil {
 		t.Fatal("short line: no error")
 	}
 }

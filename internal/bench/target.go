@@ -190,6 +190,8 @@ type Sample struct {
 	Delivered float64 `json:"delivered"`
 	Received  float64 `json:"received"`
 	Accepted  float64 `json:"accepted"`
+	// SentBytes is roost_sent_bytes_total, for bytes per delivered frame.
+	SentBytes float64 `json:"sent_bytes"`
 	// Proc is read from /proc/PID when the pid is known.
 	Proc *ProcStat `json:"proc,omitempty"`
 	// Slab is this machine's kernel slab (meaningful when the server and
@@ -212,7 +214,7 @@ func (p *Probe) Sample(ctx context.Context) (Sample, error) {
 		{&s.RSS, "process_resident_memory_bytes"}, {&s.CPU, "process_cpu_seconds_total"},
 		{&s.HeapInuse, "go_memstats_heap_inuse_bytes"}, {&s.StackInuse, "go_memstats_stack_inuse_bytes"},
 		{&s.Goroutines, "go_goroutines"}, {&s.Delivered, "roost_messages_delivered_total"},
-		{&s.Received, "roost_messages_received_total"},
+		{&s.Received, "roost_messages_received_total"}, {&s.SentBytes, "roost_sent_bytes_total"},
 	} {
 		*f.dst, _ = m.Sum(f.name)
 	}

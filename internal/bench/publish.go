@@ -1,0 +1,100 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/roostproject/roost/internal/auth"
+)
+
+// publisher triggers bench events through the signed HTTP API (Pusher
+// docs, "HTTP API reference": POST /apps/{app_id}/events), as a server SDK
+// would.
+type publisher struct {
+	target  Target
+	channel string
+	client  *http.Client
+	sent    atomic.Int64
+	errs    atomic.Int64
+	lastErr atomic.Pointer[string]
+}
+
+func newPublisher(t Target, channel string, workers int) *publisher {
+	tr := &http.Transport{MaxIdleConnsPerHost: workers, MaxConnsPerHost: workers}
+	return &publisher{target: t, channel: channel, client: &http.Client{Transport: tr, Timeout: 10 * time.Second}}
+}
+
+// run publishes rate events per second for d from workers goroutines; an
+// event whose turn finds every worker busy is skipped and counted as an
+// error.
+func (p *publisher) run(ctx context.Context, rate float64, d time.Duration, workers int) {
+	jobs := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for range jobs {
+				p.publish(ctx)
+			}
+		})
+	}
+	interval := time.Duration(float64(time.Second) / rate)
+	t := time.NewTicker(interval)
+	end := time.After(d)
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case <-end:
+			break loop
+		case <-t.C:
+			select {
+			case jobs <- struct{}{}:
+			default:
+				p.fail(fmt.Errorf("publisher behind schedule: event skipped"))
+			}
+		}
+	}
+	t.Stop()
+	close(jobs)
+	wg.Wait()
+}
+
+// publish sends one event whose data is the current time in nanoseconds.
+func (p *publisher) publish(ctx context.Context) {
+	path := "/apps/" + p.target.AppID + "/events"
+	stamp := strconv.FormatInt(time.Now().UnixNano(), 10)
+	body := []byte(`{"name":"` + BenchEvent + `","channel":"` + p.channel + `","data":"` + stamp + `"}`)
+	q := auth.SignRequest(http.MethodPost, path, nil, body, p.target.Key, p.target.Secret, time.Now())
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.target.URL+path+"?"+q.Encode(), bytes.NewReader(body))
+	if err != nil {
+		p.fail(err)
+		return
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := p.client.Do(req)
+	if err != nil {
+		p.fail(err)
+		return
+	}
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		p.fail(fmt.Errorf("publish: %s %s", resp.Status, msg))
+		return
+	}
+	p.sent.Add(1)
+}
+
+func (p *publisher) fail(err error) {
+	p.errs.Add(1)
+	s := err.Error()
+	p.lastErr.Store(&s)
+}
