@@ -66,7 +66,7 @@ func (r *Redis) flushCounts() {
 	ok := r.call(func(ctx context.Context) error {
 		_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for k, d := range pending {
-				addScript.Run(ctx, p, []string{r.channelsKey(k.app)}, k.name, r.node, d, "", 0)
+				addScript.Eval(ctx, p, []string{r.channelsKey(k.app)}, k.name, r.node, d, "", 0)
 			}
 			return nil
 		})
@@ -86,16 +86,16 @@ func (r *Redis) resync(ctx context.Context) {
 		for k, users := range m.presence {
 			p.SAdd(ctx, r.key("node-presence", r.node), k.app+":"+k.name)
 			for u, s := range users {
-				setScript.Run(ctx, p, []string{r.presenceKey(k.app, k.name)}, u, r.node, s.n, s.info)
+				setScript.Eval(ctx, p, []string{r.presenceKey(k.app, k.name)}, u, r.node, s.n, s.info)
 			}
 		}
 		for app, users := range m.users {
 			for u, n := range users {
-				setScript.Run(ctx, p, []string{r.usersKey(app)}, u, r.node, n, "")
+				setScript.Eval(ctx, p, []string{r.usersKey(app)}, u, r.node, n, "")
 			}
 		}
 		for k, n := range m.counts {
-			setScript.Run(ctx, p, []string{r.channelsKey(k.app)}, k.name, r.node, n, "")
+			setScript.Eval(ctx, p, []string{r.channelsKey(k.app)}, k.name, r.node, n, "")
 		}
 		return nil
 	})

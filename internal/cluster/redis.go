@@ -156,16 +156,23 @@ func (r *Redis) setHealthy(ok bool, err error) {
 }
 
 // call runs f against Redis with a bounded wait, unless the link is known to
-// be down; it reports whether f succeeded.
+// be down; it reports whether f succeeded. Only a failure to reach Redis
+// marks the node degraded; an error reply is logged.
 func (r *Redis) call(f func(ctx context.Context) error) bool {
 	if !r.healthy.Load() {
 		return false
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, 2*time.Second)
 	defer cancel()
-	if err := f(ctx); err != nil && !errors.Is(err, redis.Nil) {
+	err := f(ctx)
+	var reply redis.Error
+	switch {
+	case err == nil || errors.Is(err, redis.Nil):
+		return true
+	case errors.As(err, &reply):
+		r.log.Error("redis refused a command", "err", err)
+	default:
 		r.setHealthy(false, err)
-		return false
 	}
-	return true
+	return false
 }
