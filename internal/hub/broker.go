@@ -12,6 +12,9 @@ type Message struct {
 	UserID string `json:"u,omitempty"`
 	// Except is the socket_id ("node.seq") that must not receive the message.
 	Except string `json:"x,omitempty"`
+	// Terminate, instead of an event, closes every connection subscribed to
+	// the channel (terminate_connections on a server-to-user channel).
+	Terminate bool `json:"t,omitempty"`
 }
 
 // Broker moves messages between the nodes of a cluster. The hub calls Publish

@@ -23,17 +23,13 @@ func (h *Hub) Deliver(m *Message) {
 	if ch == nil {
 		return
 	}
+	if m.Terminate {
+		h.post(ch, Delivery{Channel: ch, terminate: true})
+		return
+	}
 	frame := h.encode(m)
 	except := h.localSeq(m.Except)
 	h.post(ch, Delivery{Channel: ch, Frame: frame, Except: except})
-}
-
-// TerminateChannel closes every local connection subscribed to the channel;
-// used for a user's server-to-user channel by terminate_connections.
-func (h *Hub) TerminateChannel(app, name string) {
-	if ch := h.lookup(app, name); ch != nil {
-		h.post(ch, Delivery{Channel: ch, terminate: true})
-	}
 }
 
 func (h *Hub) post(ch *Channel, d Delivery) {

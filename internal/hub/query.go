@@ -75,7 +75,7 @@ func (h *Hub) Users(app, channel string) []string {
 	return ids
 }
 
-// TerminateUser closes every local connection signed in as userID.
+// TerminateUser closes every connection signed in as userID, on every node.
 func (h *Hub) TerminateUser(app, userID string) {
-	h.TerminateChannel(app, ServerToUserPrefix+userID)
+	h.broker.Publish(&Message{App: app, Channel: ServerToUserPrefix + userID, Terminate: true})
 }

@@ -92,9 +92,11 @@ func (s Call) SocketID() string { return s.env.Hub.SocketID(s.seq) }
 // SocketSeq returns the local part of the socket_id (for hub.Subscriber).
 func (s *Session) SocketSeq() uint64 { return s.seq }
 
-// Terminate closes the connection (terminate_connections).
+// Terminate closes the connection for terminate_connections with 4009, a
+// code pusher-js does not reconnect after: the backend wants the user out.
 func (s Call) Terminate() {
-	s.conn.Close(ws.CloseCode(pusher.ReconnectNow), "terminated by the server")
+	s.sendError(pusher.Unauthorized, "connection terminated by the server")
+	s.conn.Close(ws.CloseCode(pusher.Unauthorized), "terminated by the server")
 }
 
 // Moved records the connection's new position in ch's list (for
