@@ -19,7 +19,7 @@ func (s Call) HandleText(payload []byte) {
 	}
 	switch msg.Event {
 	case "pusher:ping":
-		s.send(pusher.AppendPong(nil))
+		s.sendFrame(pongFrame)
 	case "pusher:pong":
 	case "pusher:subscribe":
 		s.subscribe(msg)

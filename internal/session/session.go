@@ -112,7 +112,22 @@ func (s *Session) Moved(ch *hub.Channel, index int) {
 
 // Ping sends pusher:ping; the transport calls it when the connection has
 // been silent for the activity timeout.
-func (s Call) Ping() { s.send(pusher.AppendPing(nil)) }
+func (s Call) Ping() { s.sendFrame(pingFrame) }
+
+// The frames of pusher:ping and pusher:pong never change: they are encoded
+// once and shared (read-only) by every connection, so keeping an idle
+// connection alive allocates nothing.
+var (
+	pingFrame = ws.AppendFrame(nil, ws.OpText, pusher.AppendPing(nil))
+	pongFrame = ws.AppendFrame(nil, ws.OpText, pusher.AppendPong(nil))
+)
+
+// sendFrame writes a ready-made frame.
+func (s Call) sendFrame(frame []byte) {
+	if !s.closed {
+		s.conn.Send(frame)
+	}
+}
 
 // Shutdown tells the client to reconnect elsewhere (pusher:error 4200, then
 // close 4200): pusher-js reconnects at once.

@@ -1,0 +1,91 @@
+package session
+
+import (
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/hub"
+	"github.com/roostproject/roost/internal/ws"
+)
+
+// fakeConn records what the session writes.
+type fakeConn struct {
+	s      *Session
+	frames []string
+	closed ws.CloseCode
+}
+
+func (c *fakeConn) Send(f []byte)                     { c.frames = append(c.frames, string(f)) }
+func (c *fakeConn) Close(code ws.CloseCode, _ string) { c.closed = code }
+func (c *fakeConn) Shard() int                        { return 0 }
+func (c *fakeConn) SocketSeq() uint64                 { return c.s.SocketSeq() }
+func (c *fakeConn) Deliver(f []byte)                  { c.Send(f) }
+func (c *fakeConn) Terminate()                        {}
+func (c *fakeConn) Moved(ch *hub.Channel, i int)      { c.s.Moved(ch, i) }
+func (c *fakeConn) last() string                      { return c.frames[len(c.frames)-1] }
+func (c *fakeConn) reset()                            { c.frames = c.frames[:0] }
+
+type inline struct{ h *hub.Hub }
+
+func (s inline) Post(d hub.Delivery) { s.h.Flush(d) }
+
+func newEnv(t testing.TB) *Env {
+	cfg := config.Default()
+	h := hub.New(hub.Config{Shards: 1, Encode: func(m *hub.Message) []byte { return []byte(m.Event) }}, 1)
+	h.SetShard(0, inline{h})
+	return &Env{Hub: h, Config: &cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: func() int64 { return 1 }}
+}
+
+func open(env *Env) (*Session, *fakeConn) {
+	s := &Session{}
+	c := &fakeConn{s: s}
+	s.On(env, c).Init(&env.Config.Apps[0])
+	return s, c
+}
+
+func TestHandleTextReplies(t *testing.T) {
+	env := newEnv(t)
+	s, c := open(env)
+	if !strings.Contains(c.last(), "pusher:connection_established") {
+		t.Fatalf("first frame %q", c.last())
+	}
+	cases := []struct{ in, want string }{
+		{`{"event":"pusher:ping","data":{}}`, "pusher:pong"},
+		{`not json`, "pusher:error"},
+		{`{"event":"pusher:subscribe","data":{"channel":"a b"}}`, "pusher:subscription_error"},
+		{`{"event":"pusher:subscribe","data":{"channel":"ok"}}`, "pusher_internal:subscription_succeeded"},
+		{`{"event":"pusher:subscribe","data":{"channel":"private-x","auth":"app-key:bad"}}`, `"status":401`},
+		{`{"event":"pusher:subscribe","data":{"channel":"#server-to-user-u"}}`, "pusher:subscription_error"},
+		{`{"event":"what:ever"}`, "pusher:error"},
+		{`{"event":"client-x","channel":"ok","data":{}}`, "pusher:error"},
+	}
+	for _, tc := range cases {
+		s.On(env, c).HandleText([]byte(tc.in))
+		if !strings.Contains(c.last(), tc.want) {
+			t.Errorf("%s: got %q, want it to contain %q", tc.in, c.last(), tc.want)
+		}
+	}
+	if c.closed != 0 {
+		t.Fatalf("bad input closed the connection (%d)", c.closed)
+	}
+	s.On(env, c).Closed()
+	if got := env.Hub.Channel("app-id", "ok"); got.Occupied {
+		t.Fatal("a closed session is still subscribed")
+	}
+}
+
+// BenchmarkPing is what an idle pusher-js connection costs the server
+// every activity_timeout: one pusher:ping answered.
+func BenchmarkPing(b *testing.B) {
+	env := newEnv(b)
+	s, c := open(env)
+	ping := []byte(`{"event":"pusher:ping","data":{}}`)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		s.On(env, c).HandleText(ping)
+		c.reset()
+	}
+}
