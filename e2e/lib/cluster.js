@@ -1,0 +1,279 @@
+'use strict';
+// cluster.js runs several roost nodes over one Redis for the cluster suites
+// (issue 5: a cluster must behave exactly like one node). Every cluster gets
+// its own random --redis-prefix, so suites never see each other's keys, and
+// its keys are deleted when it stops. Nodes alternate between the transports
+// in TRANSPORTS, so cross-node traffic also crosses transports.
+//
+// Redis is expected at 127.0.0.1:6379. When it is not reachable the cluster
+// suites are skipped with a message saying so, except in CI (CI=true), where
+// they fail: CI must always run them.
+
+const { describe, it, before, after, beforeEach, afterEach } = require('node:test');
+const { spawnSync } = require('node:child_process');
+const crypto = require('node:crypto');
+const net = require('node:net');
+const { startRoost, TRANSPORTS } = require('./roost');
+const { Clients } = require('./clients');
+const { startAuthEndpoint } = require('./backend');
+const { waitFor } = require('./poll');
+
+const REDIS_HOST = '127.0.0.1';
+const REDIS_PORT = 6379;
+const REDIS_URL = `redis://${REDIS_HOST}:${REDIS_PORT}`;
+const PROBE_TIMEOUT_MS = 3000;
+const STDERR_IN_FAILURE = 3000;
+
+// PROBE is run by a child node process: it sends PING and prints the first
+// line of the reply, or the connection error. The parent waits for it
+// synchronously so that suites can be declared skipped before they start.
+const PROBE = `
+const s = require('node:net').connect(+process.argv[2], process.argv[1]);
+s.setTimeout(${PROBE_TIMEOUT_MS - 500}, () => { console.log('no reply to PING'); process.exit(); });
+s.on('connect', () => s.write('PING\\r\\n'));
+s.on('data', (d) => { console.log(String(d).split('\\r\\n')[0]); process.exit(); });
+s.on('error', (e) => { console.log(e.message); process.exit(); });
+`;
+
+let unavailable; // undefined: not probed yet; null: reachable; else why not
+
+/** redisUnavailable returns null when Redis answers PING, else the reason. */
+function redisUnavailable() {
+  if (unavailable !== undefined) return unavailable;
+  const res = spawnSync(process.execPath, ['-e', PROBE, REDIS_HOST, String(REDIS_PORT)], {
+    encoding: 'utf8', timeout: PROBE_TIMEOUT_MS,
+  });
+  const reply = (res.stdout || '').trim() || (res.error && res.error.message) || 'no reply';
+  unavailable = reply === '+PONG' ? null : `Redis at ${REDIS_HOST}:${REDIS_PORT} is not usable (${reply})`;
+  return unavailable;
+}
+
+/** inCI reports whether the suite runs in CI, where skipping is a failure. */
+function inCI() {
+  return ['true', '1'].includes(String(process.env.CI || '').toLowerCase());
+}
+
+// encodeCommand renders one RESP command (an array of bulk strings).
+function encodeCommand(args) {
+  const parts = [`*${args.length}\r\n`];
+  for (const a of args) parts.push(`$${Buffer.byteLength(String(a))}\r\n${a}\r\n`);
+  return parts.join('');
+}
+
+// parseReply reads one RESP reply from buf at pos: { value, next }, or null
+// while the reply is incomplete.
+function parseReply(buf, pos) {
+  const eol = buf.indexOf('\r\n', pos);
+  if (eol < 0) return null;
+  const type = String.fromCharCode(buf[pos]);
+  const line = buf.toString('utf8', pos + 1, eol);
+  if (type === '+') return { value: line, next: eol + 2 };
+  if (type === '-') return { value: new Error(line), next: eol + 2 };
+  if (type === ':') return { value: Number(line), next: eol + 2 };
+  if (type === '$') return parseBulk(buf, eol + 2, Number(line));
+  if (type === '*') return parseArray(buf, eol + 2, Number(line));
+  throw new Error(`unexpected RESP reply type ${JSON.stringify(type)}`);
+}
+
+function parseBulk(buf, start, len) {
+  if (len < 0) return { value: null, next: start };
+  if (buf.length < start + len + 2) return null;
+  return { value: buf.toString('utf8', start, start + len), next: start + len + 2 };
+}
+
+function parseArray(buf, start, n) {
+  const value = [];
+  let next = start;
+  for (let i = 0; i < n; i++) {
+    const r = parseReply(buf, next);
+    if (!r) return null;
+    value.push(r.value);
+    next = r.next;
+  }
+  return { value, next };
+}
+
+/**
+ * redisCommand runs one command on a fresh connection and resolves with its
+ * reply: enough for finding and deleting a cluster's keys.
+ */
+function redisCommand(...args) {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(REDIS_PORT, REDIS_HOST);
+    let buf = Buffer.alloc(0);
+    sock.setTimeout(5000, () => sock.destroy(new Error(`Redis ${args[0]} timed out`)));
+    sock.on('connect', () => sock.write(encodeCommand(args)));
+    sock.on('error', reject);
+    sock.on('data', (chunk) => {
+      buf = Buffer.concat([buf, chunk]);
+      const r = parseReply(buf, 0);
+      if (!r) return;
+      sock.end();
+      if (r.value instanceof Error) reject(r.value); else resolve(r.value);
+    });
+  });
+}
+
+/** keysOf lists every Redis key under prefix (SCAN, never KEYS). */
+async function keysOf(prefix) {
+  const keys = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await redisCommand('SCAN', cursor, 'MATCH', `${prefix}:*`, 'COUNT', '1000');
+    keys.push(...batch);
+    cursor = next;
+  } while (cursor !== '0');
+  return keys.sort();
+}
+
+/** deleteKeys removes every key under prefix and returns how many there were. */
+async function deleteKeys(prefix) {
+  const keys = await keysOf(prefix);
+  if (keys.length > 0) await redisCommand('DEL', ...keys);
+  return keys.length;
+}
+
+/** newPrefix returns a --redis-prefix no other test run uses. */
+function newPrefix() {
+  return `roost-e2e-${process.pid}-${crypto.randomBytes(6).toString('hex')}`;
+}
+
+/** ready fetches GET /ready of node: { status, body }. */
+async function ready(node) {
+  const res = await fetch(`${node.url}/ready`);
+  return { status: res.status, body: (await res.text()).trim() };
+}
+
+/** waitReady polls GET /ready of node until it answers 200. */
+function waitReady(node) {
+  let last = null;
+  return waitFor(async () => {
+    last = await ready(node);
+    return last.status === 200;
+  }, { what: `GET /ready 200 from ${node.url}; last ${JSON.stringify(last)}` });
+}
+
+/** Cluster is a set of running roost nodes sharing one Redis prefix. */
+class Cluster {
+  constructor(prefix, nodes) {
+    this.prefix = prefix;
+    this.nodes = nodes;
+  }
+
+  /** kill9 kills node i with SIGKILL (no goodbye to Redis) and waits for it to exit. */
+  kill9(i) {
+    return this.nodes[i].stop('SIGKILL');
+  }
+
+  /** keys lists the Redis keys the cluster has written. */
+  keys() {
+    return keysOf(this.prefix);
+  }
+
+  /** stderr returns the tail of every node's log, labelled by node. */
+  stderr(limit = STDERR_IN_FAILURE) {
+    return this.nodes.map((n, i) =>
+      `--- node ${i + 1} ${n.url} [${n.transport}] stderr (tail) ---\n${n.stderr().slice(-limit)}`).join('\n');
+  }
+
+  /** stop stops every node (SIGTERM) and deletes the cluster's keys. */
+  async stop() {
+    await Promise.all(this.nodes.map((n) => n.stop()));
+    await deleteKeys(this.prefix);
+  }
+}
+
+/**
+ * startCluster starts opts.nodes (default 3) roost nodes on one fresh Redis
+ * prefix and waits until each answers GET /ready with 200. Other opts go to
+ * startRoost (apps, activityTimeout, ...); node i uses transport
+ * TRANSPORTS[i % TRANSPORTS.length].
+ */
+async function startCluster(opts = {}) {
+  const prefix = newPrefix();
+  const count = opts.nodes || 3;
+  const args = ['--redis-url', REDIS_URL, '--redis-prefix', prefix];
+  const started = await Promise.allSettled(Array.from({ length: count }, (_, i) =>
+    startRoost({ ...opts, transport: TRANSPORTS[i % TRANSPORTS.length], args })));
+  const nodes = started.filter((s) => s.status === 'fulfilled').map((s) => s.value);
+  const cluster = new Cluster(prefix, nodes);
+  try {
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    await Promise.all(nodes.map(waitReady));
+  } catch (err) {
+    await cluster.stop();
+    throw err;
+  }
+  return cluster;
+}
+
+/**
+ * nodeView is what the single-node helpers of features.js expect as ctx
+ * ({ server, clients, auth }), for one node of a cluster.
+ */
+function nodeView(ctx, i) {
+  return { server: ctx.nodes[i], clients: ctx.clients[i], auth: ctx.auth };
+}
+
+// withLogs appends every node's log to a failure.
+function withLogs(ctx, fn) {
+  return async (t) => {
+    try {
+      await fn(ctx, t);
+    } catch (err) {
+      if (ctx.cluster && err && typeof err.message === 'string') err.message += `\n${ctx.cluster.stderr()}`;
+      throw err;
+    }
+  };
+}
+
+// declareTests declares the block's tests with hooks that start the cluster
+// and an auth backend before them and stop both after them.
+function declareTests(opts, body) {
+  const ctx = { cluster: null, nodes: [], clients: [], auth: null };
+  ctx.at = (i) => nodeView(ctx, i);
+  before(async () => {
+    ctx.cluster = await startCluster(opts);
+    ctx.nodes = ctx.cluster.nodes;
+    ctx.auth = await startAuthEndpoint(ctx.nodes[0]);
+  });
+  beforeEach(() => { ctx.clients = ctx.nodes.map((n) => new Clients(n)); });
+  afterEach(async () => { await Promise.all(ctx.clients.map((c) => c.closeAll())); });
+  after(async () => {
+    if (ctx.auth) await ctx.auth.close();
+    if (ctx.cluster) await ctx.cluster.stop();
+  });
+  body((name, fn) => it(name, withLogs(ctx, fn)), ctx);
+}
+
+/**
+ * describeCluster declares a block of cluster tests. body gets (test, ctx):
+ * test(name, fn) declares a test that receives ctx = { cluster, nodes,
+ * clients (one Clients per node), auth (an auth backend), at(i) (a
+ * single-node ctx for features.js helpers) } and t. Without Redis the tests
+ * are declared skipped with the reason (outside CI) or the block fails (CI).
+ */
+function describeCluster(title, opts, body) {
+  const why = redisUnavailable();
+  if (why && inCI()) {
+    describe(title, () => {
+      it('needs Redis: CI must run the cluster tests', () => {
+        throw new Error(`${why}; CI=true, so the cluster tests fail instead of skipping`);
+      });
+    });
+    return;
+  }
+  if (why) {
+    const reason = `cluster tests skipped: ${why} (start redis-server on port ${REDIS_PORT} to run them)`;
+    console.log(reason);
+    describe(title, () => body((name) => it(name, { skip: reason }, () => {}), {}));
+    return;
+  }
+  describe(title, () => declareTests(opts, body));
+}
+
+module.exports = {
+  describeCluster, startCluster, redisUnavailable, inCI, ready, waitReady, keysOf, deleteKeys,
+  redisCommand, REDIS_URL,
+};

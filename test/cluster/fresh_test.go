@@ -1,0 +1,21 @@
+package cluster
+
+import (
+	"net/http"
+	"testing"
+)
+
+// TestFreshRedis runs two nodes on a Redis that has never seen roost (an
+// empty script cache, as after any Redis restart or on a new machine): the
+// subscription counts that node A writes must be visible from node B, and
+// both nodes must stay ready while they write them.
+func TestFreshRedis(t *testing.T) {
+	d := newDuo(t, "roost-fresh")
+	d.waitReady(http.StatusOK, "ready")
+	dial(t, d.a, "sA").subscribe("news", "")
+	var count int
+	if !poll(stateChange, func() bool { count = d.subscriptions(d.b, "news"); return count == 1 }) {
+		t.Fatalf("subscription_count of news from node B = %d, want 1 (one subscriber on node A)", count)
+	}
+	d.waitReady(http.StatusOK, "ready")
+}
