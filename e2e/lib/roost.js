@@ -87,12 +87,13 @@ function childEnv() {
   return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ROOST_')));
 }
 
+// exitPromise resolves once proc is gone: it exited, or it never started
+// (spawn 'error' with no pid, e.g. a wrong $ROOST_BIN).
 function exitPromise(proc) {
   return new Promise((resolve) => {
-    proc.once('exit', (code, signal) => {
-      children.delete(proc);
-      resolve({ code, signal });
-    });
+    const done = (res) => { children.delete(proc); resolve(res); };
+    proc.once('exit', (code, signal) => done({ code, signal }));
+    proc.once('error', (err) => { if (proc.pid === undefined) done({ code: null, signal: null, err }); });
   });
 }
 
@@ -153,7 +154,8 @@ async function startRoost(opts = {}) {
   const stderr = tail(proc.stderr);
   const exited = exitPromise(proc);
   const stop = makeStop(proc, exited, dir);
-  const spawnFailed = new Promise((_, reject) => proc.once('error', reject));
+  const spawnFailed = new Promise((_, reject) => proc.once('error',
+    (err) => reject(new Error(`cannot run ${bin}: ${err.message}`))));
   let where;
   try {
     where = await Promise.race([waitServing(proc, exited, stderr), spawnFailed]);

@@ -103,6 +103,15 @@ describeServer('publish', {}, (test) => {
     assert.equal(status, 413);
   });
 
+  test('exactly 10 KB of data is accepted and delivered intact', async ({ server, clients }) => {
+    const name = uniqueName('ten-kb');
+    const [ch] = await subscribed(clients, 1, name);
+    const data = 'ü'.repeat(2560) + 'x'.repeat(10 * 1024 - 2 * 2560); // 10240 bytes of UTF-8
+    const res = await sdk(server).trigger(name, 'big', data);
+    assert.equal(res.status, 200);
+    assert.deepEqual(await eventually(ch, 'big'), [data]);
+  });
+
   test('101 channels -> 400', async ({ server }) => {
     const channels = Array.from({ length: 101 }, (_, i) => `c${i}`);
     // The SDK refuses > 100 channels itself, so post the body directly.
