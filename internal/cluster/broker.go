@@ -26,6 +26,7 @@ type outbound struct {
 type subOp struct {
 	topic string
 	on    bool
+	ready func() // on: called once the subscription is active
 }
 
 // topic is the pub/sub channel of one roost channel.
@@ -48,11 +49,48 @@ func (r *Redis) enqueue(o outbound) {
 	}
 }
 
-// Subscribe starts receiving a channel's messages from other nodes.
-func (r *Redis) Subscribe(app, channel string) { r.subs.push(subOp{r.topic(app, channel), true}) }
+// Subscribe starts receiving a channel's messages from other nodes and
+// calls ready when Redis confirms the subscription (at once while Redis is
+// unreachable, and after subscribeWait at the latest).
+func (r *Redis) Subscribe(app, channel string, ready func()) {
+	r.subs.push(subOp{r.topic(app, channel), true, ready})
+}
 
 // Unsubscribe stops receiving a channel's messages.
-func (r *Redis) Unsubscribe(app, channel string) { r.subs.push(subOp{r.topic(app, channel), false}) }
+func (r *Redis) Unsubscribe(app, channel string) {
+	r.subs.push(subOp{r.topic(app, channel), false, nil})
+}
+
+// subscribeWait bounds how long a join waits for Redis to confirm a
+// subscription before it is answered anyway.
+const subscribeWait = 2 * time.Second
+
+// awaiting holds, per topic, the ready calls of subscriptions that Redis has
+// not confirmed yet.
+type awaiting struct {
+	mu    sync.Mutex
+	ready map[string][]func()
+}
+
+func (a *awaiting) add(topic string, f func()) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ready == nil {
+		a.ready = make(map[string][]func())
+	}
+	a.ready[topic] = append(a.ready[topic], f)
+}
+
+// fire calls and forgets the ready calls waiting on topic.
+func (a *awaiting) fire(topic string) {
+	a.mu.Lock()
+	fs := a.ready[topic]
+	delete(a.ready, topic)
+	a.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
+}
 
 // subQueue is an unbounded FIFO of subscription changes: the hub calls
 // Subscribe with its lock held, so it must never wait for Redis.
@@ -90,19 +128,35 @@ func (r *Redis) subscribeLoop() {
 		case <-r.subs.wake:
 		}
 		for _, op := range r.subs.take() {
-			if op.on {
-				r.ps.Subscribe(r.ctx, op.topic)
-			} else {
-				r.ps.Unsubscribe(r.ctx, op.topic)
-			}
+			r.apply(op)
 		}
+	}
+}
+
+// apply sends one subscription change. A subscription is confirmed by
+// Redis through the receive loop; while Redis is away it is answered at
+// once (the PubSub subscribes again when Redis returns).
+func (r *Redis) apply(op subOp) {
+	if !op.on {
+		r.ps.Unsubscribe(r.ctx, op.topic)
+		return
+	}
+	if !r.healthy.Load() {
+		r.ps.Subscribe(r.ctx, op.topic)
+		op.ready()
+		return
+	}
+	r.awaiting.add(op.topic, op.ready)
+	time.AfterFunc(subscribeWait, func() { r.awaiting.fire(op.topic) })
+	if err := r.ps.Subscribe(r.ctx, op.topic); err != nil {
+		r.awaiting.fire(op.topic)
 	}
 }
 
 // receiveLoop delivers the messages other nodes publish.
 func (r *Redis) receiveLoop() {
 	for r.ctx.Err() == nil {
-		msg, err := r.ps.ReceiveMessage(r.ctx)
+		in, err := r.ps.Receive(r.ctx)
 		if err != nil {
 			if r.ctx.Err() == nil {
 				r.setHealthy(false, err)
@@ -110,12 +164,24 @@ func (r *Redis) receiveLoop() {
 			}
 			continue
 		}
-		var e envelope
-		if json.Unmarshal([]byte(msg.Payload), &e) != nil || e.Msg == nil || e.Node == r.node {
-			continue
+		switch v := in.(type) {
+		case *redis.Subscription:
+			if v.Kind == "subscribe" {
+				r.awaiting.fire(v.Channel)
+			}
+		case *redis.Message:
+			r.receive(v)
 		}
-		r.cfg.Deliver(e.Msg)
 	}
+}
+
+// receive delivers one message from another node.
+func (r *Redis) receive(msg *redis.Message) {
+	var e envelope
+	if json.Unmarshal([]byte(msg.Payload), &e) != nil || e.Msg == nil || e.Node == r.node {
+		return
+	}
+	r.cfg.Deliver(e.Msg)
 }
 
 // publishLoop writes the outbox to Redis in order, in pipelined batches,

@@ -129,7 +129,7 @@ func TestPresenceLimitIsClusterWide(t *testing.T) {
 
 func TestMessagesCrossNodesOnlyWhenSubscribed(t *testing.T) {
 	rs, boxes := nodes(t, 2, 0)
-	rs[1].Subscribe("app", "news")
+	rs[1].Subscribe("app", "news", func() {})
 	waitFor(t, "subscription", func() bool {
 		rs[0].Publish(&hub.Message{App: "app", Channel: "news", Event: "probe", Data: "x"})
 		return boxes[1].has("probe", "x")
@@ -160,7 +160,7 @@ func TestCountsAndCacheAcrossNodes(t *testing.T) {
 func TestDeadNodeIsReaped(t *testing.T) {
 	rs, boxes := nodes(t, 2, 900*time.Millisecond)
 	alive, dead := rs[0], rs[1]
-	alive.Subscribe("app", "presence-z")
+	alive.Subscribe("app", "presence-z", func() {})
 	dead.Join("app", "presence-z", "ghost", "", 100, true)
 	dead.SignIn("app", "ghost", true)
 	// Stop the dead node without its goodbye: its heartbeat just expires.
@@ -175,5 +175,19 @@ func TestDeadNodeIsReaped(t *testing.T) {
 	}
 	if on := alive.Online("app", []string{"ghost"}, nil); len(on) != 0 {
 		t.Fatalf("ghost still online: %v", on)
+	}
+}
+
+// TestReadyMeansSubscribed: once Subscribe says ready, an event published on
+// another node is never lost.
+func TestReadyMeansSubscribed(t *testing.T) {
+	rs, boxes := nodes(t, 2, 0)
+	for i := 0; i < 100; i++ {
+		ch := fmt.Sprint("round-", i)
+		ready := make(chan struct{})
+		rs[1].Subscribe("app", ch, func() { close(ready) })
+		<-ready
+		rs[0].Publish(&hub.Message{App: "app", Channel: ch, Event: "e", Data: ch})
+		waitFor(t, "delivery of "+ch, func() bool { return boxes[1].has("e", ch) })
 	}
 }

@@ -62,11 +62,12 @@ type Redis struct {
 	ps   *redis.PubSub
 	log  *slog.Logger
 
-	outbox  chan outbound
-	subs    subQueue
-	healthy atomic.Bool
-	dropped atomic.Int64
-	mirror  mirror // this node's shares, to write again after a Redis restart
+	outbox   chan outbound
+	subs     subQueue
+	awaiting awaiting
+	healthy  atomic.Bool
+	dropped  atomic.Int64
+	mirror   mirror // this node's shares, to write again after a Redis restart
 
 	ctx    context.Context
 	cancel context.CancelFunc

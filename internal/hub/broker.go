@@ -21,14 +21,16 @@ type Message struct {
 // for every event; the broker hands every message meant for this node,
 // including the node's own, back through the Deliver function it was given.
 // Subscribe and Unsubscribe tell the broker which channels have local
-// subscribers, so a node only receives what it serves.
+// subscribers, so a node only receives what it serves; Subscribe calls ready
+// (from any goroutine) once the channel's messages from other nodes will
+// arrive, so that no event published after subscription_succeeded is lost.
 //
 // Implementations must not block in any method: the hub calls them with its
 // own locks held, in order, and a broker that talks to a network queues the
 // work (keeping that order) instead.
 type Broker interface {
 	Publish(m *Message) error
-	Subscribe(app, channel string)
+	Subscribe(app, channel string, ready func())
 	Unsubscribe(app, channel string)
 }
 
@@ -51,8 +53,8 @@ func (b *MemoryBroker) Publish(m *Message) error {
 	return nil
 }
 
-// Subscribe does nothing: one node receives every message already.
-func (b *MemoryBroker) Subscribe(app, channel string) {}
+// Subscribe is ready at once: one node receives every message already.
+func (b *MemoryBroker) Subscribe(app, channel string, ready func()) { ready() }
 
 // Unsubscribe does nothing.
 func (b *MemoryBroker) Unsubscribe(app, channel string) {}

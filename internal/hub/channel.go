@@ -18,9 +18,11 @@ type Channel struct {
 	// shard's mutex, Hub.locks[i]).
 	shards []shardList
 
-	mu      sync.Mutex         // guards members and counts
+	mu      sync.Mutex         // guards members, counts, ready and waiters
 	members map[string]*member // presence channels only: user id -> member
 	counts  countState
+	ready   bool     // the broker delivers the channel's messages from other nodes
+	waiters []waiter // joins waiting for ready
 }
 
 // shardList is one shard's subscribers of a channel. n mirrors len(subs) so
@@ -28,6 +30,12 @@ type Channel struct {
 type shardList struct {
 	n    atomic.Int32
 	subs []Subscriber
+}
+
+// waiter is a join to finish on its shard once the channel is ready.
+type waiter struct {
+	shard int
+	f     func()
 }
 
 // member is one presence user, however many connections it has here.

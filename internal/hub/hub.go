@@ -29,6 +29,9 @@ type Shard interface {
 	// Post hands over a delivery. The shard later calls Hub.Flush(d) from the
 	// goroutine that may write to its connections. Post must not block.
 	Post(d Delivery)
+	// Do runs f on the goroutine that owns the shard's connections. It must
+	// not block.
+	Do(f func())
 }
 
 // Delivery is one encoded event for one shard's subscribers of a channel.

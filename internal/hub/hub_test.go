@@ -10,6 +10,7 @@ import (
 type inline struct{ h *Hub }
 
 func (s inline) Post(d Delivery) { s.h.Flush(d) }
+func (s inline) Do(f func())     { f() }
 
 // sub records what the hub delivered to it and where it sits.
 type sub struct {

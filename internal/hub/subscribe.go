@@ -15,7 +15,7 @@ func (h *Hub) Acquire(app, name string) *Channel {
 	if ch == nil {
 		ch = &Channel{app: app, name: name, shards: make([]shardList, len(h.shards))}
 		chans[name] = ch
-		h.broker.Subscribe(app, name)
+		h.broker.Subscribe(app, name, func() { h.channelReady(ch) })
 	}
 	ch.count.Add(1)
 	if h.cluster != nil {
@@ -73,4 +73,31 @@ func (h *Hub) Detach(ch *Channel, shard, index int) {
 		l.subs = nil
 	}
 	l.n.Store(int32(last))
+}
+
+// WhenReady runs f once ch receives the messages published on other nodes:
+// at once (on the caller's goroutine, which must own shard) if it already
+// does, else later on shard's goroutine. A join sends subscription_succeeded
+// from f, so that every event published after it is delivered.
+func (h *Hub) WhenReady(ch *Channel, shard int, f func()) {
+	ch.mu.Lock()
+	if !ch.ready {
+		ch.waiters = append(ch.waiters, waiter{shard, f})
+		ch.mu.Unlock()
+		return
+	}
+	ch.mu.Unlock()
+	f()
+}
+
+// channelReady is the broker's word that ch's subscription is active.
+func (h *Hub) channelReady(ch *Channel) {
+	ch.mu.Lock()
+	ch.ready = true
+	waiters := ch.waiters
+	ch.waiters = nil
+	ch.mu.Unlock()
+	for _, w := range waiters {
+		h.shards[w.shard].Do(w.f)
+	}
 }

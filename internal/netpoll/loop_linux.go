@@ -24,6 +24,7 @@ const (
 	opDeliver
 	opDrain
 	opStop
+	opFunc
 )
 
 // op is a request to a loop from another goroutine.
@@ -31,6 +32,7 @@ type op struct {
 	kind opKind
 	add  *addReq
 	d    hub.Delivery
+	f    func()
 }
 
 type addReq struct {
@@ -101,6 +103,9 @@ func (l *loop) closeFDs() {
 
 // Post implements hub.Shard.
 func (l *loop) Post(d hub.Delivery) { l.post(op{kind: opDeliver, d: d}) }
+
+// Do implements hub.Shard.
+func (l *loop) Do(f func()) { l.post(op{kind: opFunc, f: f}) }
 
 // post queues o and wakes the loop if it is not already being woken.
 func (l *loop) post(o op) {
@@ -189,6 +194,8 @@ func (l *loop) do(o *op) bool {
 		l.cfg.Hub.Flush(o.d)
 	case opDrain:
 		l.drainAll()
+	case opFunc:
+		o.f()
 	case opStop:
 		return true
 	}

@@ -56,6 +56,9 @@ func New(cfg Config) *Transport {
 // Post implements hub.Shard.
 func (t *Transport) Post(d hub.Delivery) { t.do(func() { t.cfg.Hub.Flush(d) }) }
 
+// Do implements hub.Shard.
+func (t *Transport) Do(f func()) { t.do(f) }
+
 // do runs f on the dispatcher goroutine, in order. It never blocks.
 func (t *Transport) do(f func()) {
 	t.mu.Lock()

@@ -18,12 +18,17 @@ func (s Call) joinPresence(name, channelData string) {
 		s.subscriptionError(name, "InvalidChannelData", err.Error(), 400)
 		return
 	}
+	ch := s.env.Hub.Acquire(s.app.ID, name)
+	s.whenReady(ch, func() { s.joinedPresence(ch, m) })
+}
+
+// joinedPresence makes the connection a member of a ready presence channel.
+func (s Call) joinedPresence(ch *hub.Channel, m pusher.Member) {
 	h := s.env.Hub
-	ch := h.Acquire(s.app.ID, name)
 	first, err := h.Join(ch, m.UserID, string(m.UserInfo), s.app.MaxPresenceMembers)
 	if err != nil {
 		h.Release(ch)
-		s.subscriptionError(name, "LimitReached", err.Error(), 403)
+		s.subscriptionError(ch.Name(), "LimitReached", err.Error(), 403)
 		return
 	}
 	s.attach(ch, m.UserID)

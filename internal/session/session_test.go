@@ -31,6 +31,7 @@ func (c *fakeConn) reset()                            { c.frames = c.frames[:0] 
 type inline struct{ h *hub.Hub }
 
 func (s inline) Post(d hub.Delivery) { s.h.Flush(d) }
+func (s inline) Do(f func())         { f() }
 
 func newEnv(t testing.TB) *Env {
 	cfg := config.Default()

@@ -47,12 +47,27 @@ func (s Call) checkChannel(name string, kind pusher.Kind) error {
 	return pusher.ValidateChannel(name)
 }
 
-// join subscribes the connection to a channel it has been allowed on.
+// join subscribes the connection to a channel it has been allowed on,
+// answering once the channel receives other nodes' events too.
 func (s Call) join(name, member string) {
 	ch := s.env.Hub.Acquire(s.app.ID, name)
-	s.attach(ch, member)
-	s.succeeded(ch)
-	s.afterJoin(ch)
+	s.whenReady(ch, func() {
+		s.attach(ch, member)
+		s.succeeded(ch)
+		s.afterJoin(ch)
+	})
+}
+
+// whenReady runs f on the connection's goroutine once ch is ready, unless
+// the connection has closed meanwhile (then the channel is let go).
+func (s Call) whenReady(ch *hub.Channel, f func()) {
+	s.env.Hub.WhenReady(ch, s.conn.Shard(), func() {
+		if s.closed {
+			s.env.Hub.Release(ch)
+			return
+		}
+		f()
+	})
 }
 
 // attach adds the connection to ch's subscribers; ch was acquired for it.
