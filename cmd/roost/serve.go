@@ -54,6 +54,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 
 func start(cfg config.Config, stdout, stderr io.Writer) int {
 	log := newLogger(cfg.Log, stderr)
+	for _, w := range cfg.Warnings {
+		log.Warn("config: " + w)
+	}
 	srv, err := server.New(cfg, log)
 	if err != nil {
 		fmt.Fprintln(stderr, "roost:", err)

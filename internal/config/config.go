@@ -57,6 +57,10 @@ type Config struct {
 	// value means a single node with the in-process broker.
 	Redis Redis
 
+	// Warnings are problems that did not stop Load, such as ROOST_*
+	// variables that are not settings; the server logs them at start.
+	Warnings []string
+
 	// index makes AppByKey and AppByID map lookups; built by Load and
 	// Default.
 	index appIndex

@@ -5,8 +5,11 @@ import (
 	"time"
 )
 
-// envPrefix marks the environment variables Load reads. Every variable with
-// this prefix must be one Load knows, so a typo is an error, not a no-op.
+// envPrefix marks the environment variables Load reads. A variable with
+// this prefix that Load does not know is reported in Config.Warnings rather
+// than refused: platforms set such variables themselves (Kubernetes gives
+// every pod ROOST_PORT, ROOST_SERVICE_HOST... for a Service named "roost"),
+// and a server must not refuse to start because of them.
 const envPrefix = "ROOST_"
 
 // The variables that together define one app, replacing the file's apps.
@@ -52,7 +55,8 @@ func applyEnv(c *Config, environ []string) error {
 func (l *envLoader) apply(name, value string) error {
 	set := l.setter(name)
 	if set == nil {
-		return &FieldError{Field: name, Err: errUnknownField}
+		l.cfg.Warnings = append(l.cfg.Warnings, name+" is not a roost setting and was ignored")
+		return nil
 	}
 	if value == "" {
 		return nil

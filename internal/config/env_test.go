@@ -51,8 +51,6 @@ func TestEnvErrorsNameTheVariable(t *testing.T) {
 		{[]string{"ROOST_MAX_MESSAGE_SIZE=big"}, `config: ROOST_MAX_MESSAGE_SIZE: invalid size "big"`},
 		{[]string{"ROOST_WRITE_BACKLOG=-1"}, `config: ROOST_WRITE_BACKLOG: invalid size "-1"`},
 		{[]string{"ROOST_APP_CLIENT_EVENTS=sure"}, `config: ROOST_APP_CLIENT_EVENTS: invalid boolean "sure"`},
-		{[]string{"ROOST_ADRR=x"}, "config: ROOST_ADRR: unknown field"},
-		{[]string{"ROOST_MAX_BODY_SIZE="}, "config: ROOST_MAX_BODY_SIZE: unknown field"},
 		{[]string{"ROOST_APP_ID=1", "ROOST_APP_SECRET=s"}, "config: ROOST_APP_KEY: not set; ROOST_APP_ID, ROOST_APP_KEY and ROOST_APP_SECRET must be set together"},
 		{[]string{"ROOST_APP_KEY=k", "ROOST_APP_SECRET=s"}, "config: ROOST_APP_ID: not set"},
 		{[]string{"ROOST_APP_ID=1", "ROOST_APP_KEY=k"}, "config: ROOST_APP_SECRET: not set"},
@@ -84,4 +82,11 @@ func TestEnvFirstEntryWins(t *testing.T) {
 
 func TestEnvIgnoresOtherVariables(t *testing.T) {
 	mustParse(t, "", "HOME=/root", "roost_addr=x", "NOEQUALS", "ROOSTER=1", "=weird")
+}
+
+func TestUnknownEnvIsAWarning(t *testing.T) {
+	c := mustParse(t, "", "ROOST_ADRR=x", "ROOST_PORT=tcp://10.0.0.1:6001", "ROOST_SERVICE_HOST=10.0.0.1")
+	if len(c.Warnings) != 3 || !strings.Contains(c.Warnings[0], "ROOST_ADRR") {
+		t.Fatalf("warnings %q, want one per unknown variable, naming it", c.Warnings)
+	}
 }

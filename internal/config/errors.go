@@ -32,7 +32,7 @@ func (e *FieldError) Error() string {
 // Unwrap returns the underlying problem, so errors.Is works through it.
 func (e *FieldError) Unwrap() error { return e.Err }
 
-// errUnknownField is returned for a YAML key or ROOST_* variable that names
+// errUnknownField is returned for a YAML key that names
 // no setting: a typo must not pass silently.
 var errUnknownField = errors.New("unknown field")
 
