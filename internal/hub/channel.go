@@ -7,22 +7,37 @@ import (
 
 // Channel is one channel of one app with at least one local subscriber.
 // It is created on the first subscription and dropped when the last one
-// leaves; a connection holds a pointer to each channel it has joined.
+// leaves; a connection holds a pointer to each channel it has joined. Many
+// channels have a single subscriber (private-user-123), so a channel holds
+// only what every channel needs; the rest is allocated when used.
 type Channel struct {
 	app  string
 	name string
 
 	// count is the number of local subscriptions; changed under Hub.mu.
 	count atomic.Int32
-	// shards[i] lists the subscribers owned by shard i (guarded by that
-	// shard's mutex, Hub.locks[i]).
-	shards []shardList
+	// shards[i] lists the subscribers owned by shard i, nil when it has
+	// none (the list is guarded by that shard's mutex, Hub.locks[i]).
+	shards []atomic.Pointer[shardList]
 
-	mu      sync.Mutex         // guards members, counts, ready and waiters
+	mu      sync.Mutex         // guards members, ready and x
+	ready   bool               // the broker delivers the channel's messages from other nodes
 	members map[string]*member // presence channels only: user id -> member
+	x       *channelExtra      // subscription-count throttle and waiting joins, or nil
+}
+
+// channelExtra is what only some channels need.
+type channelExtra struct {
 	counts  countState
-	ready   bool     // the broker delivers the channel's messages from other nodes
 	waiters []waiter // joins waiting for ready
+}
+
+// extra returns c.x, allocating it; c.mu is held.
+func (c *Channel) extra() *channelExtra {
+	if c.x == nil {
+		c.x = &channelExtra{}
+	}
+	return c.x
 }
 
 // shardList is one shard's subscribers of a channel. n mirrors len(subs) so

@@ -33,23 +33,23 @@ func (h *Hub) CountChanged(ch *Channel) {
 func (h *Hub) countDue(ch *Channel) bool {
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
-	if ch.counts.pending {
+	if ch.extra().counts.pending {
 		return false
 	}
 	now := h.now()
-	if wait := ch.counts.last.Add(countEvery).Sub(now); ch.Count() > countBurst && wait > 0 {
-		ch.counts.pending = true
+	if wait := ch.extra().counts.last.Add(countEvery).Sub(now); ch.Count() > countBurst && wait > 0 {
+		ch.extra().counts.pending = true
 		time.AfterFunc(wait, func() { h.sendLater(ch) })
 		return false
 	}
-	ch.counts.last = now
+	ch.extra().counts.last = now
 	return true
 }
 
 func (h *Hub) sendLater(ch *Channel) {
 	ch.mu.Lock()
-	ch.counts.pending = false
-	ch.counts.last = h.now()
+	ch.extra().counts.pending = false
+	ch.extra().counts.last = h.now()
 	ch.mu.Unlock()
 	h.publishCount(ch)
 }

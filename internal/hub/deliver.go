@@ -34,7 +34,7 @@ func (h *Hub) Deliver(m *Message) {
 
 func (h *Hub) post(ch *Channel, d Delivery) {
 	for i := range ch.shards {
-		if ch.shards[i].n.Load() == 0 {
+		if l := ch.shards[i].Load(); l == nil || l.n.Load() == 0 {
 			continue
 		}
 		d.Shard = i
@@ -47,7 +47,11 @@ func (h *Hub) post(ch *Channel, d Delivery) {
 func (h *Hub) Flush(d Delivery) {
 	h.locks[d.Shard].Lock()
 	defer h.locks[d.Shard].Unlock()
-	for _, s := range d.Channel.shards[d.Shard].subs {
+	l := d.Channel.shards[d.Shard].Load()
+	if l == nil {
+		return
+	}
+	for _, s := range l.subs {
 		switch {
 		case d.terminate:
 			s.Terminate()

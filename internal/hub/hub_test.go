@@ -224,3 +224,27 @@ func BenchmarkPresenceMemberBytes(b *testing.B) {
 		runtime.KeepAlive(h)
 	}
 }
+
+// BenchmarkChannelBytes reports the heap bytes a channel with a single
+// subscriber costs, subscription included (private-user-123 style).
+func BenchmarkChannelBytes(b *testing.B) {
+	names := make([]string, 10000)
+	for j := range names {
+		names[j] = fmt.Sprint("private-user-", j)
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		h := newTestHub(3)
+		subs := make([]nop, len(names))
+		for j := range subs {
+			h.Attach(h.Acquire("app", names[j]), j%2, &subs[j])
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc-uint64(len(subs))*8)/float64(len(names)), "B/channel")
+		runtime.KeepAlive(h)
+	}
+}

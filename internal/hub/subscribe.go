@@ -1,5 +1,7 @@
 package hub
 
+import "sync/atomic"
+
 // Acquire returns the channel, creating it (and telling the broker) when it
 // has no local subscription yet, and counts one more subscription on it.
 // Every Acquire is paired with one Release.
@@ -13,7 +15,7 @@ func (h *Hub) Acquire(app, name string) *Channel {
 	}
 	ch := chans[name]
 	if ch == nil {
-		ch = &Channel{app: app, name: name, shards: make([]shardList, len(h.shards))}
+		ch = &Channel{app: app, name: name, shards: make([]atomic.Pointer[shardList], len(h.shards))}
 		chans[name] = ch
 		h.broker.Subscribe(app, name, func() { h.channelReady(ch) })
 	}
@@ -50,7 +52,11 @@ func (h *Hub) Release(ch *Channel) {
 func (h *Hub) Attach(ch *Channel, shard int, s Subscriber) int {
 	h.locks[shard].Lock()
 	defer h.locks[shard].Unlock()
-	l := &ch.shards[shard]
+	l := ch.shards[shard].Load()
+	if l == nil {
+		l = &shardList{}
+		ch.shards[shard].Store(l)
+	}
 	l.subs = append(l.subs, s)
 	l.n.Store(int32(len(l.subs)))
 	return len(l.subs) - 1
@@ -61,7 +67,7 @@ func (h *Hub) Attach(ch *Channel, shard int, s Subscriber) int {
 func (h *Hub) Detach(ch *Channel, shard, index int) {
 	h.locks[shard].Lock()
 	defer h.locks[shard].Unlock()
-	l := &ch.shards[shard]
+	l := ch.shards[shard].Load()
 	last := len(l.subs) - 1
 	if index != last {
 		l.subs[index] = l.subs[last]
@@ -69,10 +75,10 @@ func (h *Hub) Detach(ch *Channel, shard, index int) {
 	}
 	l.subs[last] = nil
 	l.subs = l.subs[:last]
-	if last == 0 {
-		l.subs = nil
-	}
 	l.n.Store(int32(last))
+	if last == 0 {
+		ch.shards[shard].Store(nil)
+	}
 }
 
 // WhenReady runs f once ch receives the messages published on other nodes:
@@ -82,7 +88,8 @@ func (h *Hub) Detach(ch *Channel, shard, index int) {
 func (h *Hub) WhenReady(ch *Channel, shard int, f func()) {
 	ch.mu.Lock()
 	if !ch.ready {
-		ch.waiters = append(ch.waiters, waiter{shard, f})
+		x := ch.extra()
+		x.waiters = append(x.waiters, waiter{shard, f})
 		ch.mu.Unlock()
 		return
 	}
@@ -94,8 +101,10 @@ func (h *Hub) WhenReady(ch *Channel, shard int, f func()) {
 func (h *Hub) channelReady(ch *Channel) {
 	ch.mu.Lock()
 	ch.ready = true
-	waiters := ch.waiters
-	ch.waiters = nil
+	var waiters []waiter
+	if ch.x != nil {
+		waiters, ch.x.waiters = ch.x.waiters, nil
+	}
 	ch.mu.Unlock()
 	for _, w := range waiters {
 		h.shards[w.shard].Do(w.f)
