@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -164,9 +165,13 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.DurationVar(&o.Fanout.Duration, "fanout-duration", 20*time.Second, "fan-out publishing time")
 	fs.Float64Var(&o.Churn.Rate, "churn-rate", 2000, "churn connect-and-disconnect cycles per second")
 	fs.DurationVar(&o.Churn.Duration, "churn-duration", 15*time.Second, "churn time")
+	from := fs.String("from", "", "render the tables and chart again from this `report.json`, measuring nothing")
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *from != "" {
+		return rerender(*from, o.Out, stdout, stderr)
 	}
 	var err error
 	if o.Steps, err = parseInts(*steps); err != nil {
@@ -196,4 +201,18 @@ func parseInts(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// rerender writes the tables and chart of an existing report.json.
+func rerender(from, out string, stdout, stderr io.Writer) int {
+	r, err := bench.LoadReport(from)
+	if err == nil {
+		err = r.Write(filepath.Join(out, "bench"))
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "roost bench report:", err)
+		return 1
+	}
+	fmt.Fprint(stdout, r.Markdown())
+	return 0
 }

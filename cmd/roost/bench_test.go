@@ -134,4 +134,11 @@ func TestBenchReportSmoke(t *testing.T) {
 	if !strings.Contains(stdout.String(), "## Targets") {
 		t.Errorf("stdout lacks the targets table:\n%s", stdout.String())
 	}
+	again := t.TempDir()
+	if code := run([]string{"bench", "report", "--from", out + "/bench/report.json", "--out", again}, &stdout, &stderr); code != 0 {
+		t.Fatalf("report --from: exit %d\n%s", code, stderr.String())
+	}
+	if _, err := os.Stat(again + "/bench/rss.svg"); err != nil {
+		t.Errorf("report --from wrote no chart: %v", err)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/roostproject/roost/internal/config"
@@ -54,6 +55,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 
 func start(cfg config.Config, stdout, stderr io.Writer) int {
 	log := newLogger(cfg.Log, stderr)
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(cfg.GCPercent)
+	}
 	for _, w := range cfg.Warnings {
 		log.Warn("config: " + w)
 	}

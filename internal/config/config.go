@@ -41,6 +41,13 @@ type Config struct {
 	// after it are dropped. Zero value means 10s.
 	ShutdownTimeout time.Duration
 
+	// GCPercent is the Go garbage collector's target (as GOGC): the heap may
+	// grow this many percent above the live data before a collection. An
+	// idle-connection server has a large, long-lived heap and allocates
+	// little, so a lower target buys steady-state RSS for little CPU; the
+	// GOGC environment variable, when set, wins. Zero value means 50.
+	GCPercent int
+
 	// Limits caps what one client or request may cost. Zero value means
 	// the defaults documented on each Limits field.
 	Limits Limits

@@ -12,6 +12,7 @@ const (
 	defaultActivityTimeout  = 120 * time.Second
 	defaultPongWait         = 30 * time.Second
 	defaultShutdownTimeout  = 10 * time.Second
+	defaultGCPercent        = 50
 	defaultMaxMessageSize   = 64 << 10
 	defaultMaxBodySize      = 1 << 20
 	defaultMaxEventData     = 10 << 10
@@ -81,6 +82,7 @@ func (c *Config) applyDefaults() {
 	orDefault(&c.ActivityTimeout, defaultActivityTimeout)
 	orDefault(&c.PongWait, defaultPongWait)
 	orDefault(&c.ShutdownTimeout, defaultShutdownTimeout)
+	orDefault(&c.GCPercent, defaultGCPercent)
 	c.Limits.applyDefaults()
 	orDefault(&c.Log.Level, defaultLogLevel)
 	orDefault(&c.Log.Format, defaultLogFormat)

@@ -84,6 +84,8 @@ func (l *envLoader) setter(name string) envSetter {
 		return setDuration(&c.PongWait)
 	case "ROOST_SHUTDOWN_TIMEOUT":
 		return setDuration(&c.ShutdownTimeout)
+	case "ROOST_GC_PERCENT":
+		return setInt(&c.GCPercent)
 	case "ROOST_TLS_CERT":
 		return setString(&c.TLS.CertFile)
 	case "ROOST_TLS_KEY":

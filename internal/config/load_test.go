@@ -19,6 +19,7 @@ loops: 3
 activity_timeout: 60s
 pong_wait: 15s
 shutdown_timeout: 1m
+gc_percent: 40
 limits:
   max_message_size: 32KiB
   max_body_size: 2MB
@@ -53,7 +54,7 @@ func fullConfig() Config {
 		Loops:           3,
 		ActivityTimeout: 60 * time.Second,
 		PongWait:        15 * time.Second,
-		ShutdownTimeout: time.Minute,
+		ShutdownTimeout: time.Minute, GCPercent: 40,
 		Limits: Limits{
 			MaxMessageSize: 32 << 10, MaxBodySize: 2e6, MaxEventData: 20480, WriteBacklog: 512 << 10,
 			WriteTimeout: 3 * time.Second, HandshakeTimeout: 2 * time.Second,
@@ -92,7 +93,7 @@ func TestDefault(t *testing.T) {
 	c := Default()
 	want := Config{
 		Addr: "127.0.0.1:6001", Transport: "auto", Loops: runtime.GOMAXPROCS(0),
-		ActivityTimeout: 120 * time.Second, PongWait: 30 * time.Second, ShutdownTimeout: 10 * time.Second,
+		ActivityTimeout: 120 * time.Second, PongWait: 30 * time.Second, ShutdownTimeout: 10 * time.Second, GCPercent: 50,
 		Limits: Limits{
 			MaxMessageSize: 65536, MaxBodySize: 1 << 20, MaxEventData: 10240, WriteBacklog: 1 << 20,
 			WriteTimeout: 10 * time.Second, HandshakeTimeout: 5 * time.Second,

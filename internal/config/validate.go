@@ -34,6 +34,7 @@ func (c *Config) validate() error {
 	v.activityTimeout(c.ActivityTimeout)
 	v.positiveDuration("pong_wait", c.PongWait)
 	v.positiveDuration("shutdown_timeout", c.ShutdownTimeout)
+	v.check(c.GCPercent >= 10 && c.GCPercent <= 1000, "gc_percent", "must be between 10 and 1000, got %d", c.GCPercent)
 	v.limits(&c.Limits)
 	v.apps(c.Apps)
 	v.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")

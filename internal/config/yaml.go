@@ -109,6 +109,8 @@ func (c *Config) decodeField(key string, v *yaml.Node) error {
 		return decodeDuration(v, &c.PongWait)
 	case "shutdown_timeout":
 		return decodeDuration(v, &c.ShutdownTimeout)
+	case "gc_percent":
+		return decodeInt(v, &c.GCPercent)
 	case "limits":
 		return decodeMapping(v, key, c.Limits.decodeField)
 	case "apps":
