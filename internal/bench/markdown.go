@@ -89,6 +89,8 @@ func (r *Report) writeIdle(b *strings.Builder) {
 	r.row(b, "Go heap in use", pc(func(p *ReportPerConn) float64 { return p.Heap }), kbf)
 	r.row(b, "goroutine stacks in use", pc(func(p *ReportPerConn) float64 { return p.Stack }), kbf)
 	r.row(b, fmt.Sprintf("CPU, activity_timeout %.0f s", r.ActivityTimeout), pc(func(p *ReportPerConn) float64 { return p.CPU }), uss)
+	r.row(b, "  in roost's code (user)", pc(func(p *ReportPerConn) float64 { return p.UserCPU }), uss)
+	r.row(b, "  in the kernel (system)", pc(func(p *ReportPerConn) float64 { return p.SystemCPU }), uss)
 	r.row(b, "CPU, activity_timeout 120 s (derived)", pc(func(p *ReportPerConn) float64 { return p.CPUDefault }), uss)
 	r.row(b, "kernel slab per socket (outside RSS)", pc(func(p *ReportPerConn) float64 { return p.SlabPerSocket }), kbf)
 	r.row(b, "  of which unreclaimable", pc(func(p *ReportPerConn) float64 { return p.SUnreclaimPerSocket }), kbf)

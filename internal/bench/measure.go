@@ -81,6 +81,16 @@ func cpuRate(a, b Sample) float64 {
 	return (b.CPUSeconds() - a.CPUSeconds()) / dt
 }
 
+// splitRate is cpuRate split into user and system time, from /proc; zeros
+// when either sample lacks it.
+func splitRate(a, b Sample) (user, system float64) {
+	dt := b.At.Sub(a.At).Seconds()
+	if a.Proc == nil || b.Proc == nil || dt <= 0 {
+		return 0, 0
+	}
+	return (b.Proc.UserSeconds - a.Proc.UserSeconds) / dt, (b.Proc.SystemSeconds - a.Proc.SystemSeconds) / dt
+}
+
 // sleep waits d or until ctx ends.
 func sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)

@@ -83,6 +83,8 @@ type TransportReport struct {
 	Heap       Fit           `json:"heap_fit"`
 	Stack      Fit           `json:"stack_fit"`
 	CPU        Fit           `json:"cpu_cores_fit"`
+	UserCPU    Fit           `json:"user_cores_fit"`
+	SystemCPU  Fit           `json:"system_cores_fit"`
 	Slab       Fit           `json:"slab_fit"`
 	SUnreclaim Fit           `json:"sunreclaim_fit"`
 	PerConn    ReportPerConn `json:"per_connection"`
@@ -98,6 +100,9 @@ type ReportPerConn struct {
 	Stack      float64 `json:"stack_bytes"`
 	CPU        float64 `json:"cpu_us_per_s"`
 	CPUDefault float64 `json:"cpu_us_per_s_at_120s"`
+	// UserCPU and SystemCPU split CPU (µs/s at the measured timeout).
+	UserCPU   float64 `json:"user_us_per_s"`
+	SystemCPU float64 `json:"system_us_per_s"`
 	// SlabPerSocket is the kernel slab slope divided by two: every
 	// connection here is two sockets, the client's and the server's.
 	SlabPerSocket       float64 `json:"slab_bytes_per_socket"`
@@ -110,7 +115,11 @@ type Step struct {
 	Window  [2]Sample `json:"window"` // CPU window; Window[1] is the steady state
 	AfterGC *Sample   `json:"after_gc,omitempty"`
 	Cores   float64   `json:"cores"`
-	Pings   int64     `json:"client_pings"`
+	// UserCores and SystemCores split Cores into roost's code and the
+	// kernel's work for it (from /proc; zero when unknown).
+	UserCores   float64 `json:"user_cores"`
+	SystemCores float64 `json:"system_cores"`
+	Pings       int64   `json:"client_pings"`
 }
 
 // Report measures every transport and writes Out/bench/report.json,
@@ -192,6 +201,7 @@ func measureStep(ctx context.Context, o *ReportOptions, p *Probe, f *Fleet, pr *
 		return nil, err
 	}
 	st := &Step{N: n, Window: [2]Sample{a, b}, Cores: cpuRate(a, b), Pings: f.Status().Pings - pings}
+	st.UserCores, st.SystemCores = splitRate(a, b)
 	st.AfterGC, err = gcSample(ctx, p)
 	return st, err
 }
@@ -223,12 +233,12 @@ func reportChurn(ctx context.Context, o *ReportOptions, t Target) (*ChurnResult,
 
 // fit computes the slopes over the steps.
 func (tr *TransportReport) fit(activity time.Duration) error {
-	var n, rss, gc, heap, stack, cores, slab, unrec []float64
+	var n, rss, gc, heap, stack, cores, user, system, slab, unrec []float64
 	for _, s := range tr.Steps {
 		st := s.Window[1]
 		n = append(n, float64(s.N))
 		rss, heap, stack = append(rss, st.RSS), append(heap, st.HeapInuse), append(stack, st.StackInuse)
-		cores = append(cores, s.Cores)
+		cores, user, system = append(cores, s.Cores), append(user, s.UserCores), append(system, s.SystemCores)
 		slab, unrec = append(slab, st.Slab.Total), append(unrec, st.Slab.Unreclaimed)
 		if s.AfterGC != nil {
 			gc = append(gc, s.AfterGC.RSS)
@@ -238,7 +248,7 @@ func (tr *TransportReport) fit(activity time.Duration) error {
 	fits := []struct {
 		dst *Fit
 		y   []float64
-	}{{&tr.RSS, rss}, {&tr.Heap, heap}, {&tr.Stack, stack}, {&tr.CPU, cores}, {&tr.Slab, slab}, {&tr.SUnreclaim, unrec}}
+	}{{&tr.RSS, rss}, {&tr.Heap, heap}, {&tr.Stack, stack}, {&tr.CPU, cores}, {&tr.UserCPU, user}, {&tr.SystemCPU, system}, {&tr.Slab, slab}, {&tr.SUnreclaim, unrec}}
 	if len(gc) == len(n) {
 		fits = append(fits, struct {
 			dst *Fit
@@ -252,7 +262,7 @@ func (tr *TransportReport) fit(activity time.Duration) error {
 	}
 	tr.PerConn = ReportPerConn{
 		RSS: tr.RSS.Slope, RSSAfterGC: tr.RSSAfterGC.Slope, Heap: tr.Heap.Slope, Stack: tr.Stack.Slope,
-		CPU: tr.CPU.Slope * 1e6, SlabPerSocket: tr.Slab.Slope / 2, SUnreclaimPerSocket: tr.SUnreclaim.Slope / 2,
+		CPU: tr.CPU.Slope * 1e6, UserCPU: tr.UserCPU.Slope * 1e6, SystemCPU: tr.SystemCPU.Slope * 1e6, SlabPerSocket: tr.Slab.Slope / 2, SUnreclaimPerSocket: tr.SUnreclaim.Slope / 2,
 	}
 	tr.PerConn.CPUDefault = scaleCPU(tr.PerConn.CPU, activity.Seconds())
 	return nil
@@ -294,4 +304,21 @@ func (r *Report) Write(dir string) error {
 		}
 	}
 	return nil
+}
+
+// LoadReport reads a report.json written by Write, so its tables and chart
+// can be rendered again without measuring.
+func LoadReport(path string) (*Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("bench: %s: %w", path, err)
+	}
+	if len(r.Transports) == 0 {
+		return nil, fmt.Errorf("bench: %s: no transports", path)
+	}
+	return &r, nil
 }

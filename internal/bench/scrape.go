@@ -103,6 +103,8 @@ func Scrape(ctx context.Context, client *http.Client, url string) (Metrics, erro
 	if err != nil {
 		return nil, fmt.Errorf("bench: scrape %s: %w", url, err)
 	}
+	// Uncompressed: gzip would add the scrape's own CPU to the figures.
+	req.Header.Set("Accept-Encoding", "identity")
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("bench: scrape %s: %w", url, err)

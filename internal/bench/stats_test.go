@@ -154,3 +154,11 @@ func BenchmarkHistogramRecord(b *testing.B) {
 		v = v*7 + 13&(1<<30-1)
 	}
 }
+
+func TestNiceCeil(t *testing.T) {
+	for v, want := range map[float64]float64{514: 600, 42.5: 50, 19000: 20000, 1: 1, 0.7: 0.8, 2300: 2400} {
+		if got := niceCeil(v); !near(got, want) {
+			t.Errorf("niceCeil(%v) = %v, want %v", v, got, want)
+		}
+	}
+}

@@ -116,10 +116,11 @@ func legend(b *strings.Builder, ss []series) {
 	}
 }
 
-// niceCeil rounds v up to 1, 2 or 5 times a power of ten.
+// niceCeil rounds v up to a round multiple of a power of ten whose
+// quarters are round too.
 func niceCeil(v float64) float64 {
 	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 5, 10} {
+	for _, m := range []float64{1, 1.2, 1.6, 2, 2.4, 3, 4, 5, 6, 8, 10} {
 		if m*p >= v {
 			return m * p
 		}
