@@ -67,11 +67,12 @@ func (r *Report) tableHead(b *strings.Builder, first string) {
 	fmt.Fprintf(b, "| %s |\n|%s\n", strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
 }
 
-func kbf(v float64) string  { return fmt.Sprintf("%.2f KB", v/1024) }
-func usf(v float64) string  { return fmt.Sprintf("%.3f µs", v) }
-func uss(v float64) string  { return fmt.Sprintf("%.4f µs/s", v) }
-func msf(v float64) string  { return fmt.Sprintf("%.1f ms", v) }
-func numf(v float64) string { return fmt.Sprintf("%.0f", v) }
+func kbf(v float64) string   { return fmt.Sprintf("%.2f KB", v/1024) }
+func usf(v float64) string   { return fmt.Sprintf("%.3f µs", v) }
+func uss(v float64) string   { return fmt.Sprintf("%.4f µs/s", v) }
+func msf(v float64) string   { return fmt.Sprintf("%.1f ms", v) }
+func numf(v float64) string  { return fmt.Sprintf("%.0f", v) }
+func loadf(v float64) string { return fmt.Sprintf("%.2f", v) }
 
 func (r *Report) writeIdle(b *strings.Builder) {
 	var ns []string
@@ -137,6 +138,7 @@ func (r *Report) writeFanout(b *strings.Builder) {
 	r.row(b, "latency p50", fo(func(f *FanoutResult) float64 { return f.P50 }), msf)
 	r.row(b, "latency p99", fo(func(f *FanoutResult) float64 { return f.P99 }), msf)
 	r.row(b, "latency p99.9", fo(func(f *FanoutResult) float64 { return f.P999 }), msf)
+	r.row(b, "machine load average at the end (1 min)", fo(func(f *FanoutResult) float64 { return f.Window[1].Load }), loadf)
 	b.WriteString("\n")
 }
 
@@ -157,6 +159,7 @@ func (r *Report) writeChurn(b *strings.Builder) {
 	r.row(b, "  in the kernel (system)", ch(func(c *ChurnResult) float64 { return c.SystemPerHandshake }), usf)
 	r.row(b, "RSS growth after churn, MB (after GC)", ch(func(c *ChurnResult) float64 { return c.RSSGrowth / 1e6 }),
 		func(v float64) string { return fmt.Sprintf("%+.2f", v) })
+	r.row(b, "machine load average at the end (1 min)", ch(func(c *ChurnResult) float64 { return c.Window[1].Load }), loadf)
 	b.WriteString("\n")
 }
 

@@ -158,3 +158,17 @@ func findListener(table []byte, hexPort string) string {
 	}
 	return ""
 }
+
+// loadAverage returns the one-minute load average, or 0 when unknown.
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
+}

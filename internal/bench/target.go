@@ -197,6 +197,9 @@ type Sample struct {
 	// Slab is this machine's kernel slab (meaningful when the server and
 	// its clients run here).
 	Slab Slab `json:"slab"`
+	// Load is this machine's one-minute load average: other work on a
+	// shared machine shows here, and in the figures.
+	Load float64 `json:"load1"`
 }
 
 // Sample scrapes /metrics and reads /proc.
@@ -226,6 +229,7 @@ func (p *Probe) Sample(ctx context.Context) (Sample, error) {
 		}
 	}
 	s.Slab, _ = ReadSlab()
+	s.Load = loadAverage()
 	return s, nil
 }
 

@@ -117,7 +117,8 @@ func established(msg []byte) (time.Duration, error) {
 		SocketID        string `json:"socket_id"`
 		ActivityTimeout int    `json:"activity_timeout"`
 	}
-	if err := json.Unmarshal([]byte(env.Data), &data); err != nil || data.ActivityTimeout <= 0 {
+	// Pusher requires a positive timeout; a week bounds what fits a Duration.
+	if err := json.Unmarshal([]byte(env.Data), &data); err != nil || data.ActivityTimeout <= 0 || data.ActivityTimeout > 7*24*3600 {
 		return 0, fmt.Errorf("bad connection_established data %.200q", env.Data)
 	}
 	return time.Duration(data.ActivityTimeout) * time.Second, nil
