@@ -15,6 +15,7 @@ type descs struct {
 	build, connections, handshakes, closed     *prometheus.Desc
 	subscriptions, channels                    *prometheus.Desc
 	messagesIn, messagesOut, bytesIn, bytesOut *prometheus.Desc
+	clusterUp, clusterDropped                  *prometheus.Desc
 }
 
 func newDescs(version string) *descs {
@@ -36,6 +37,10 @@ func newDescs(version string) *descs {
 			"WebSocket frames written or queued to clients: published events, protocol replies and pings.", t, nil),
 		bytesIn:  prometheus.NewDesc("roost_received_bytes_total", "Bytes read from client sockets.", t, nil),
 		bytesOut: prometheus.NewDesc("roost_sent_bytes_total", "Bytes written or queued to client sockets.", t, nil),
+		clusterUp: prometheus.NewDesc("roost_cluster_up",
+			"1 while this cluster node reaches Redis, 0 while it serves local connections only.", nil, nil),
+		clusterDropped: prometheus.NewDesc("roost_cluster_dropped_total",
+			"Messages not sent to the other nodes because the outbox was full while Redis was slow or away.", nil, nil),
 	}
 }
 
@@ -51,7 +56,7 @@ var _ prometheus.Collector = (*collector)(nil)
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	d := c.d
 	for _, x := range []*prometheus.Desc{d.build, d.connections, d.handshakes, d.closed, d.subscriptions,
-		d.channels, d.messagesIn, d.messagesOut, d.bytesIn, d.bytesOut} {
+		d.channels, d.messagesIn, d.messagesOut, d.bytesIn, d.bytesOut, d.clusterUp, d.clusterDropped} {
 		ch <- x
 	}
 }
@@ -71,6 +76,14 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(d.handshakes, prometheus.CounterValue, float64(accepted), "accepted")
 	ch <- prometheus.MustNewConstMetric(d.handshakes, prometheus.CounterValue, float64(s.HandshakesRefused), "refused")
+	if s.Cluster != nil {
+		up := 0.0
+		if s.Cluster.Up {
+			up = 1
+		}
+		ch <- prometheus.MustNewConstMetric(d.clusterUp, prometheus.GaugeValue, up)
+		ch <- prometheus.MustNewConstMetric(d.clusterDropped, prometheus.CounterValue, float64(s.Cluster.Dropped))
+	}
 }
 
 func (c *collector) collectTransport(ch chan<- prometheus.Metric, t *Transport) {

@@ -35,6 +35,7 @@ func fakeSource(s *Snapshot) {
 	ep := Transport{Name: "epoll", Open: 5, Accepted: 9, MessagesIn: 11, BytesIn: 400, FramesOut: 13, BytesOut: 900}
 	ep.Closed[ReasonSlow] = 4
 	s.Transports = append(s.Transports, ep, Transport{Name: "portable", Open: 1, Accepted: 1})
+	s.Cluster = &Cluster{Up: true, Dropped: 6}
 }
 
 // TestNames pins the names and types of roost's own metrics: dashboards,
@@ -51,6 +52,8 @@ func TestNames(t *testing.T) {
 		"roost_messages_delivered_total": "counter",
 		"roost_received_bytes_total":     "counter",
 		"roost_sent_bytes_total":         "counter",
+		"roost_cluster_up":               "gauge",
+		"roost_cluster_dropped_total":    "counter",
 	}
 	got := types(scrape(t, SourceFunc(fakeSource)))
 	for name, typ := range want {
@@ -96,6 +99,8 @@ func TestValues(t *testing.T) {
 		`roost_messages_delivered_total{transport="epoll"} 13`,
 		`roost_received_bytes_total{transport="epoll"} 400`,
 		`roost_sent_bytes_total{transport="epoll"} 900`,
+		`roost_cluster_up 1`,
+		`roost_cluster_dropped_total 6`,
 	} {
 		if !strings.Contains(text, line+"\n") {
 			t.Errorf("missing %q", line)

@@ -57,6 +57,17 @@ type Snapshot struct {
 	// HandshakesRefused counts WebSocket handshakes answered with an HTTP
 	// error or a Pusher refusal (unknown app, bad protocol version).
 	HandshakesRefused int64
+	// Cluster is the node's link to the other nodes; nil on a single node.
+	Cluster *Cluster
+}
+
+// Cluster describes a cluster node's link to Redis.
+type Cluster struct {
+	// Up reports whether Redis is reachable.
+	Up bool
+	// Dropped counts messages not sent to the other nodes because the
+	// outbox was full while Redis was slow or away.
+	Dropped int64
 }
 
 // Source fills a Snapshot. It is called once per scrape, possibly from

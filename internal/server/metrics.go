@@ -52,6 +52,9 @@ func (s *Server) snapshot(snap *metrics.Snapshot) {
 		snap.Transports = append(snap.Transports, epollCounts(&s.stats))
 	}
 	snap.Transports = append(snap.Transports, portableCounts(s.portable.Stats()))
+	if s.cluster != nil {
+		snap.Cluster = &metrics.Cluster{Up: s.cluster.Ready() == nil, Dropped: s.cluster.Dropped()}
+	}
 }
 
 func epollCounts(st *netpoll.Stats) metrics.Transport {
