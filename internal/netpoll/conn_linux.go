@@ -24,7 +24,8 @@ const (
 // connection needs lives in x, which an idle connection does not have.
 type conn struct {
 	l     *loop
-	fd    int32
+	fd    int32 // the socket
+	slot  int32 // index in the loop's tables (conns, wheel) and epoll's event data
 	flags uint8
 	ws    ws.State
 	seen  int64  // Unix ns of the last byte received
@@ -36,29 +37,40 @@ type conn struct {
 var _ session.Conn = (*conn)(nil)
 var _ ws.Handler = (*conn)(nil)
 
+// takeSlot returns a free index in the loop's tables, growing them when
+// none is free. Slots are the loop's own, dense from 0, so a loop's tables
+// grow with its connections, not with the process's highest descriptor.
+func (l *loop) takeSlot() int32 {
+	if n := len(l.free); n > 0 {
+		slot := l.free[n-1]
+		l.free = l.free[:n-1]
+		return slot
+	}
+	l.conns = append(l.conns, nil)
+	return int32(len(l.conns) - 1)
+}
+
 // call lends the session the loop's environment and this connection.
 func (c *conn) call() session.Call { return c.sess.On(c.l.cfg.Env, c) }
 
 // add registers a new connection with the loop and greets it.
 func (l *loop) add(r *addReq) {
-	fd := r.fd
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(fd)}
-	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+	slot := l.takeSlot()
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: slot}
+	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, r.fd, &ev); err != nil {
 		l.log.Warn("epoll_ctl add failed", "err", err)
-		unix.Close(fd)
+		l.free = append(l.free, slot)
+		unix.Close(r.fd)
 		return
 	}
-	for fd >= len(l.conns) {
-		l.conns = append(l.conns, make([]*conn, len(l.conns)+64)...)
-	}
-	c := &conn{l: l, fd: int32(fd), seen: l.now}
-	l.conns[fd] = c
+	c := &conn{l: l, fd: int32(r.fd), slot: slot, seen: l.now}
+	l.conns[slot] = c
 	l.count.Add(1)
 	if s := l.cfg.Stats; s != nil {
 		s.Open.Add(1)
 		s.Accepted.Add(1)
 	}
-	l.wheel.Schedule(c.fd, c.deadline()+l.jitter())
+	l.wheel.Schedule(c.slot, c.deadline()+l.jitter())
 	c.call().Init(r.app)
 	if l.draining {
 		c.call().Shutdown()
@@ -86,7 +98,7 @@ func (c *conn) Close(code ws.CloseCode, reason string) {
 	c.write(ws.AppendClose(nil, code, reason))
 	c.flags |= fClosing
 	c.mark = c.l.now + int64(c.l.cfg.CloseTimeout)
-	c.l.wheel.Schedule(c.fd, c.mark)
+	c.l.wheel.Schedule(c.slot, c.mark)
 	c.l.dying = append(c.l.dying, c)
 }
 
@@ -144,7 +156,7 @@ func (c *conn) flush() {
 }
 
 func (c *conn) armOut(on bool) {
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: c.fd}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: c.slot}
 	if on {
 		ev.Events |= unix.EPOLLOUT
 		c.flags |= fOut

@@ -14,6 +14,10 @@ import (
 	"github.com/roostproject/roost/internal/wheel"
 )
 
+// wakeSlot is the epoll event data of the loop's eventfd; connections use
+// their slot (>= 0).
+const wakeSlot = -1
+
 // readBufferSize is the size of each loop's shared read buffer.
 const readBufferSize = 64 << 10
 
@@ -50,7 +54,8 @@ type loop struct {
 	efd   int // eventfd that wakes epoll_wait for the inbox
 
 	// Owned by the loop goroutine.
-	conns    []*conn // by file descriptor
+	conns    []*conn // by slot
+	free     []int32 // slots of closed connections, for reuse
 	wheel    *wheel.Wheel
 	buf      []byte
 	now      int64 // Unix nanoseconds at the last wake-up
@@ -78,7 +83,7 @@ func newLoop(cfg *Config, shard int) (*loop, error) {
 		unix.Close(epfd)
 		return nil, err
 	}
-	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(efd)}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: wakeSlot}
 	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, efd, &ev); err != nil {
 		unix.Close(epfd)
 		unix.Close(efd)
@@ -152,7 +157,7 @@ func (l *loop) timeout() int {
 
 // event handles one epoll event; it reports whether the loop must stop.
 func (l *loop) event(ev unix.EpollEvent) bool {
-	if int(ev.Fd) == l.efd {
+	if ev.Fd == wakeSlot {
 		return l.drain()
 	}
 	c := l.conns[ev.Fd]

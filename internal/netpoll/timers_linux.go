@@ -27,19 +27,19 @@ func (c *conn) deadline() int64 {
 
 // scheduleBefore moves the wheel entry earlier when at is sooner.
 func (c *conn) scheduleBefore(at int64) {
-	if cur, ok := c.l.wheel.Scheduled(c.fd); !ok || at < cur {
-		c.l.wheel.Schedule(c.fd, at)
+	if cur, ok := c.l.wheel.Scheduled(c.slot); !ok || at < cur {
+		c.l.wheel.Schedule(c.slot, at)
 	}
 }
 
 // expire is called by the wheel when a connection's entry is due.
-func (l *loop) expire(fd int32) {
-	c := l.conns[fd]
+func (l *loop) expire(slot int32) {
+	c := l.conns[slot]
 	if c == nil || c.flags&fDead != 0 {
 		return
 	}
 	if d := c.deadline(); d > l.now {
-		l.wheel.Schedule(fd, d)
+		l.wheel.Schedule(slot, d)
 		return
 	}
 	switch {
@@ -53,7 +53,7 @@ func (l *loop) expire(fd int32) {
 		c.call().Ping()
 		c.flags |= fPinged
 		c.mark = l.now
-		l.wheel.Schedule(fd, c.deadline())
+		l.wheel.Schedule(slot, c.deadline())
 	}
 }
 
@@ -84,9 +84,10 @@ func (l *loop) reap() {
 // release closes the socket and returns every buffer the connection held.
 func (l *loop) release(c *conn) {
 	c.flags |= fReleased
-	l.wheel.Cancel(c.fd)
+	l.wheel.Cancel(c.slot)
 	unix.Close(int(c.fd))
-	l.conns[c.fd] = nil
+	l.conns[c.slot] = nil
+	l.free = append(l.free, c.slot)
 	l.count.Add(-1)
 	if x := c.x; x != nil {
 		ws.Discard(&c.ws, &x.frag)
