@@ -98,6 +98,7 @@ func benchIdle(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.IntVar(&o.Connections, "n", 1000, "connections to hold")
 	fs.Float64Var(&o.Rate, "rate", 2000, "new connections per second during the ramp")
 	fs.IntVar(&o.Channels, "channels", 1, "channels each connection subscribes to")
+	fs.IntVar(&o.SharedChannels, "shared-channels", 0, "draw the channels from this many shared ones (0: each connection its own)")
 	fs.DurationVar(&o.Hold, "hold", 60*time.Second, "measurement window once all connections are ready")
 	fs.DurationVar(&o.Baseline, "baseline", 10*time.Second, "CPU window before connecting")
 	fs.DurationVar(&o.Ping, "ping", 0, "client ping interval (default: the server's activity_timeout)")

@@ -17,9 +17,12 @@ type IdleOptions struct {
 	Connections int
 	// Rate of new connections per second. Zero value means 2000.
 	Rate float64
-	// Channels each connection subscribes to (each its own channel). Zero
-	// value means 1.
+	// Channels each connection subscribes to. Zero value means 1.
 	Channels int
+	// SharedChannels, when positive, draws the channels from that many
+	// shared ones (a dashboard's topics); zero gives every connection its
+	// own channels (private-user-{id} notifications), the costlier shape.
+	SharedChannels int
 	// Hold is the measurement window once every connection is ready. Zero
 	// value means 60 s.
 	Hold time.Duration
@@ -107,7 +110,7 @@ func Idle(ctx context.Context, o IdleOptions) (*IdleResult, error) {
 	if err := idleBaseline(ctx, p, pr, o.Baseline, r); err != nil {
 		return nil, err
 	}
-	f, err := o.fleet(t, o.Connections, o.Channels, 0, o.Ping)
+	f, err := o.fleet(t, o.Connections, o.Channels, o.SharedChannels, o.Ping)
 	if err != nil {
 		return nil, err
 	}
