@@ -122,6 +122,7 @@ func benchFanout(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.DurationVar(&o.Duration, "duration", 20*time.Second, "how long to publish")
 	fs.Float64Var(&o.RampRate, "ramp", 4000, "new connections per second while subscribing")
 	fs.IntVar(&o.Publishers, "publishers", 4, "concurrent HTTP publishers")
+	fs.StringVar(&o.PublishURL, "publish-url", "", "publish through this other cluster node (http://host:port) instead of --url")
 	if !parseMode(fs, args, &o.Common, stderr) {
 		return 2
 	}

@@ -20,6 +20,10 @@ type FanoutOptions struct {
 	// Publishers is the number of concurrent HTTP publishers. Zero value
 	// means 4.
 	Publishers int
+	// PublishURL, when set, is another node of the same cluster to publish
+	// through ("http://host:port"), so that every event crosses Redis to
+	// reach the subscribers. Zero value means the subscribers' server.
+	PublishURL string
 }
 
 func (o *FanoutOptions) defaults() {
@@ -132,7 +136,11 @@ func publishWindow(ctx context.Context, o *FanoutOptions, p *Probe, f *Fleet, pr
 	if err != nil {
 		return err
 	}
-	pub := newPublisher(p.Target, fanoutChannel, o.Publishers)
+	via := p.Target
+	if o.PublishURL != "" {
+		via.URL = o.PublishURL
+	}
+	pub := newPublisher(via, fanoutChannel, o.Publishers)
 	done := make(chan struct{})
 	go func() { defer close(done); pub.run(ctx, o.Rate, o.Duration, o.Publishers) }()
 	showPublishing(pr, f, pub, done, recv0)
