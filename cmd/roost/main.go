@@ -4,6 +4,7 @@
 // Usage:
 //
 //	roost serve [--addr HOST:PORT] [--config FILE] [--transport auto|epoll|portable] [--tls-cert F --tls-key F]
+//	roost bench idle|fanout|churn|report [flags]
 //	roost version
 package main
 
@@ -23,6 +24,7 @@ const usage = `usage: roost <command> [flags]
 
 commands:
   serve     run a roost node (roost serve -h for flags)
+  bench     measure a roost: idle, fanout, churn, report (roost bench for modes)
   version   print the version
 `
 
