@@ -1,9 +1,7 @@
 package server
 
 import (
-	"bufio"
 	"encoding/json"
-	"net"
 	"net/http"
 	"net/http/pprof"
 	"os"
@@ -11,7 +9,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"github.com/roostproject/roost/internal/metrics"
 	"github.com/roostproject/roost/internal/netpoll"
@@ -22,22 +19,19 @@ import (
 // endpoints: ROOSTDEBUG=endpoints serves /debug/pprof/ and POST /debug/gc.
 // They are off by default because a profile or a forced GC is expensive and
 // reveals internals; `roost bench report` turns them on for the servers it
-// starts. The name lacks the ROOST_ prefix on purpose: the config loader
-// rejects every ROOST_ variable it does not know.
+// starts. Like GODEBUG, it is a process switch, not a configuration
+// setting, so it lives outside the ROOST_* names the config loader reads.
 const DebugEnv = "ROOSTDEBUG"
 
-// withMetrics wraps the node's routes: GET /metrics, the debug endpoints
-// when DebugEnv asks for them, and a count of refused WebSocket handshakes.
-// Every other request goes to inner unchanged.
+// withMetrics wraps the node's routes with GET /metrics and, when DebugEnv
+// asks for them, the debug endpoints. Every other request goes to inner.
 func (s *Server) withMetrics(inner *http.ServeMux) *http.ServeMux {
-	var refused atomic.Int64
 	reg := metrics.NewRegistry(metrics.SourceFunc(func(snap *metrics.Snapshot) {
 		s.snapshot(snap)
-		snap.HandshakesRefused = refused.Load()
+		snap.HandshakesRefused = s.refused.Load()
 	}), Version)
 	outer := http.NewServeMux()
 	outer.Handle("GET /metrics", metrics.Handler(reg))
-	outer.Handle("GET /app/{key}", s.countRefusals(inner, &refused))
 	outer.Handle("/", inner)
 	if debugEnabled(os.Getenv(DebugEnv)) {
 		mountDebug(outer)
@@ -78,41 +72,6 @@ func portableCounts(st *portable.Stats) metrics.Transport {
 		st.ClosedSlow.Load(), st.ClosedError.Load(), st.ClosedServer.Load()}
 	return t
 }
-
-// countRefusals counts the handshakes on GET /app/{key} that do not become
-// connections: those admit refuses (the client is upgraded, then told why
-// with pusher:error and a close code) and those the WebSocket upgrade
-// answers with an HTTP error. Accepted handshakes are counted by the
-// transports.
-func (s *Server) countRefusals(inner http.Handler, refused *atomic.Int64) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if code, _ := admit(s.cfg.AppByKey(r.PathValue("key")), r.URL.Query()); code != 0 {
-			refused.Add(1)
-			inner.ServeHTTP(w, r)
-			return
-		}
-		hw := &hijackWatch{ResponseWriter: w}
-		inner.ServeHTTP(hw, r)
-		if !hw.hijacked {
-			refused.Add(1)
-		}
-	})
-}
-
-// hijackWatch notes whether the WebSocket upgrade took the connection over.
-type hijackWatch struct {
-	http.ResponseWriter
-	hijacked bool
-}
-
-// Hijack takes the connection over, as http.Hijacker.
-func (h *hijackWatch) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	h.hijacked = true
-	return http.NewResponseController(h.ResponseWriter).Hijack()
-}
-
-// Unwrap lets http.ResponseController reach the server's writer.
-func (h *hijackWatch) Unwrap() http.ResponseWriter { return h.ResponseWriter }
 
 // debugEnabled reports whether a DebugEnv value (a comma-separated list)
 // names "endpoints".

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/roostproject/roost/internal/api"
@@ -36,6 +37,7 @@ type Server struct {
 	http     *http.Server
 	stats    netpoll.Stats
 	cluster  *cluster.Redis // nil on a single node
+	refused  atomic.Int64   // WebSocket handshakes refused (HTTP error or Pusher code)
 }
 
 // New builds a node from a validated configuration.

@@ -20,6 +20,7 @@ import (
 func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	nc, buffered, err := ws.Upgrade(w, r)
 	if err != nil {
+		s.refused.Add(1)
 		s.log.Debug("websocket handshake refused", "remote", r.RemoteAddr, "err", err)
 		return
 	}
@@ -29,6 +30,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		code, msg = pusher.OverQuota, "app is over its connection quota"
 	}
 	if code != 0 {
+		s.refused.Add(1)
 		s.refuse(nc, code, msg)
 		return
 	}
