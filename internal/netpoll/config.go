@@ -1,6 +1,7 @@
 package netpoll
 
 import (
+	"github.com/roostproject/roost/internal/connstats"
 	"log/slog"
 	"time"
 
@@ -34,7 +35,7 @@ type Config struct {
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
 	// Stats, when not nil, counts connection events.
-	Stats *Stats
+	Stats *connstats.Stats
 }
 
 // serverPingGrace is how much longer than the activity timeout the server

@@ -2,6 +2,7 @@ package netpoll
 
 import (
 	"errors"
+	"github.com/roostproject/roost/internal/connstats"
 
 	"golang.org/x/sys/unix"
 
@@ -67,8 +68,7 @@ func (l *loop) add(r *addReq) {
 	l.conns[slot] = c
 	l.count.Add(1)
 	if s := l.cfg.Stats; s != nil {
-		s.Open.Add(1)
-		s.Accepted.Add(1)
+		s.Opened()
 	}
 	l.wheel.Schedule(c.slot, c.deadline()+l.jitter())
 	c.call().Init(r.app)
@@ -112,7 +112,7 @@ func (c *conn) write(frame []byte) {
 	}
 	n, err := unix.Write(int(c.fd), frame)
 	if err != nil && err != unix.EAGAIN && err != unix.EINTR {
-		l.kill(c, byError)
+		l.kill(c, connstats.Error)
 		return
 	}
 	if n < len(frame) {
@@ -127,7 +127,7 @@ func (c *conn) write(frame []byte) {
 func (c *conn) queue(b []byte) {
 	x := c.ext()
 	if len(x.backlog)+len(b) > c.l.cfg.WriteBacklog {
-		c.l.kill(c, bySlow)
+		c.l.kill(c, connstats.Slow)
 		return
 	}
 	x.backlog = append(x.backlog, b...)
@@ -144,7 +144,7 @@ func (c *conn) flush() {
 		return
 	}
 	if err != nil {
-		c.l.kill(c, byError)
+		c.l.kill(c, connstats.Error)
 		return
 	}
 	x.blocked = c.l.now
@@ -177,7 +177,7 @@ func (c *conn) read() {
 		return
 	}
 	if n <= 0 {
-		l.kill(c, byClient)
+		l.kill(c, connstats.Client)
 		return
 	}
 	c.seen = l.now
@@ -224,11 +224,11 @@ func (c *conn) keep(rest []byte) {
 func (c *conn) fail(err error) {
 	var ce *ws.CloseError
 	if !errors.As(err, &ce) {
-		c.l.kill(c, byError)
+		c.l.kill(c, connstats.Error)
 		return
 	}
 	c.Close(ce.Code, ce.Reason)
-	c.l.kill(c, byError)
+	c.l.kill(c, connstats.Error)
 }
 
 // SocketSeq implements hub.Subscriber.

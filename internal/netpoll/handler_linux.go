@@ -1,6 +1,7 @@
 package netpoll
 
 import (
+	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/ws"
 )
 
@@ -30,6 +31,6 @@ func (c *conn) OnClose(code ws.CloseCode, _ []byte) bool {
 		}
 		c.Close(code, "")
 	}
-	c.l.kill(c, byClient)
+	c.l.kill(c, connstats.Client)
 	return false
 }

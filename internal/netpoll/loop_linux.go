@@ -1,6 +1,7 @@
 package netpoll
 
 import (
+	"github.com/roostproject/roost/internal/connstats"
 	"log/slog"
 	"math/rand/v2"
 	"sync"
@@ -232,7 +233,7 @@ func (l *loop) checkDrained() {
 func (l *loop) stop() {
 	for _, c := range l.conns {
 		if c != nil {
-			l.kill(c, byServer)
+			l.kill(c, connstats.Server)
 		}
 	}
 	l.reap()

@@ -1,6 +1,7 @@
 package netpoll
 
 import (
+	"github.com/roostproject/roost/internal/connstats"
 	"golang.org/x/sys/unix"
 
 	"github.com/roostproject/roost/internal/pusher"
@@ -44,9 +45,9 @@ func (l *loop) expire(slot int32) {
 	}
 	switch {
 	case c.flags&fClosing != 0:
-		l.kill(c, byTimeout)
+		l.kill(c, connstats.Timeout)
 	case c.x != nil && len(c.x.backlog) > 0 && c.x.blocked+int64(l.cfg.WriteTimeout) <= l.now:
-		l.kill(c, bySlow)
+		l.kill(c, connstats.Slow)
 	case c.flags&fPinged != 0:
 		c.Close(ws.CloseCode(pusher.PongTimeout), "pong not received")
 	default:
@@ -59,13 +60,15 @@ func (l *loop) expire(slot int32) {
 
 // kill marks c for release at the end of this loop turn; nothing is freed
 // while a hub delivery may still be iterating over c.
-func (l *loop) kill(c *conn, why closeReason) {
+func (l *loop) kill(c *conn, why connstats.Reason) {
 	if c.flags&fDead != 0 {
 		return
 	}
 	c.flags |= fDead | fClosing
 	l.dying = append(l.dying, c)
-	l.cfg.Stats.closed(why)
+	if s := l.cfg.Stats; s != nil {
+		s.Ended(why)
+	}
 }
 
 // reap leaves the channels of closing connections and releases dead ones.

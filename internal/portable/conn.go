@@ -2,6 +2,7 @@ package portable
 
 import (
 	"errors"
+	"github.com/roostproject/roost/internal/connstats"
 	"net"
 	"os"
 	"sync"
@@ -25,7 +26,7 @@ type conn struct {
 	queued  int
 	closing bool // a close frame is queued: nothing may follow it
 	failed  bool // the writer gave up: the connection is being torn down
-	why     closeReason
+	why     connstats.Reason
 	wake    chan struct{}
 	done    chan struct{} // closed when the reader has ended
 	written chan struct{} // closed when the writer has ended
@@ -51,7 +52,7 @@ func (c *conn) Send(frame []byte) { c.enqueue(frame, false) }
 // Close implements session.Conn: queue a close frame; the writer then gives
 // the client CloseTimeout to answer before the socket is closed.
 func (c *conn) Close(code ws.CloseCode, reason string) {
-	c.setReason(byServer)
+	c.setReason(connstats.Server)
 	c.enqueue(ws.AppendClose(nil, code, reason), true)
 }
 
@@ -63,7 +64,7 @@ func (c *conn) enqueue(frame []byte, isClose bool) {
 	}
 	if c.queued+len(frame) > c.t.cfg.WriteBacklog {
 		c.failed = true
-		c.setReasonLocked(bySlow)
+		c.setReasonLocked(connstats.Slow)
 		c.nc.Close() // a slow consumer: the reader sees the error and ends
 		return
 	}
@@ -167,7 +168,7 @@ func (c *conn) idleWait() time.Duration {
 // idle pings a silent client, or closes it with 4201 if a ping went unanswered.
 func (c *conn) idle() {
 	if c.pinged {
-		c.setReason(byTimeout)
+		c.setReason(connstats.Timeout)
 		c.t.do(func() { c.Close(ws.CloseCode(pusher.PongTimeout), "pong not received") })
 		return
 	}
@@ -180,7 +181,7 @@ func (c *conn) decode(pending *[]byte) bool {
 	n, err := ws.Decode(&c.ws, *pending, c.t.cfg.MaxMessage, &c.frag, (*reader)(c))
 	if err != nil {
 		var ce *ws.CloseError
-		c.setReason(byError)
+		c.setReason(connstats.Error)
 		if errors.As(err, &ce) {
 			c.Close(ce.Code, ce.Reason)
 		}
@@ -193,11 +194,11 @@ func (c *conn) decode(pending *[]byte) bool {
 
 // writeFailure classifies a failed write: one that timed out is a slow
 // consumer (DESIGN.md decision 4), anything else a socket error.
-func writeFailure(err error) closeReason {
+func writeFailure(err error) connstats.Reason {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return bySlow
+		return connstats.Slow
 	}
-	return byError
+	return connstats.Error
 }
 
 func (c *conn) ended() bool {

@@ -1,5 +1,7 @@
 package portable
 
+import "github.com/roostproject/roost/internal/connstats"
+
 import "github.com/roostproject/roost/internal/ws"
 
 // reader is a conn seen as the frame decoder's handler; its methods run on
@@ -29,7 +31,7 @@ func (r *reader) OnPong([]byte) bool { return true }
 // OnClose echoes a client's close (or completes ours) and ends the reader.
 func (r *reader) OnClose(code ws.CloseCode, _ []byte) bool {
 	c := (*conn)(r)
-	c.setReason(byClient)
+	c.setReason(connstats.Client)
 	if code == ws.CloseNoStatus {
 		code = ws.CloseNormal
 	}

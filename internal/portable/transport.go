@@ -2,6 +2,7 @@ package portable
 
 import (
 	"context"
+	"github.com/roostproject/roost/internal/connstats"
 	"log/slog"
 	"net"
 	"sync"
@@ -31,7 +32,7 @@ type Config struct {
 type Transport struct {
 	cfg   Config
 	count atomic.Int64
-	stats Stats
+	stats connstats.Stats
 	wg    sync.WaitGroup
 
 	mu      sync.Mutex // guards inbox, conns, closed
@@ -94,8 +95,7 @@ func (t *Transport) Len() int { return int(t.count.Load()) }
 func (t *Transport) Serve(nc net.Conn, buffered []byte, app *config.App) {
 	c := newConn(t, nc)
 	t.count.Add(1)
-	t.stats.Open.Add(1)
-	t.stats.Accepted.Add(1)
+	t.stats.Opened()
 	t.wg.Add(1)
 	defer t.wg.Done()
 	go c.writeLoop()
@@ -116,7 +116,7 @@ func (t *Transport) Serve(nc net.Conn, buffered []byte, app *config.App) {
 	})
 	<-ended
 	c.stopWriter()
-	t.stats.closed(c.reason())
+	t.stats.Ended(c.reason())
 	t.count.Add(-1)
 }
 

@@ -10,9 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/metrics"
-	"github.com/roostproject/roost/internal/netpoll"
-	"github.com/roostproject/roost/internal/portable"
 )
 
 // DebugEnv names the environment variable that turns on the debug
@@ -43,33 +42,28 @@ func (s *Server) withMetrics(inner *http.ServeMux) *http.ServeMux {
 func (s *Server) snapshot(snap *metrics.Snapshot) {
 	snap.Channels, snap.Subscriptions = s.hub.Totals()
 	if s.poller != nil {
-		snap.Transports = append(snap.Transports, epollCounts(&s.stats))
+		snap.Transports = append(snap.Transports, transportCounts("epoll", &s.stats))
 	}
-	snap.Transports = append(snap.Transports, portableCounts(s.portable.Stats()))
+	snap.Transports = append(snap.Transports, transportCounts("portable", s.portable.Stats()))
 	if s.cluster != nil {
 		snap.Cluster = &metrics.Cluster{Up: s.cluster.Ready() == nil, Dropped: s.cluster.Dropped()}
 	}
 }
 
-func epollCounts(st *netpoll.Stats) metrics.Transport {
-	t := metrics.Transport{
-		Name: "epoll", Open: st.Open.Load(), Accepted: st.Accepted.Load(),
-		MessagesIn: st.MessagesIn.Load(), BytesIn: st.BytesIn.Load(),
-		FramesOut: st.FramesOut.Load(), BytesOut: st.BytesOut.Load(),
-	}
-	t.Closed = [metrics.NumReasons]int64{st.ClosedClient.Load(), st.ClosedTimeout.Load(),
-		st.ClosedSlow.Load(), st.ClosedError.Load(), st.ClosedServer.Load()}
-	return t
-}
+// The transports' close reasons and the metrics' reason labels are the same
+// list in the same order; this fails to compile if their lengths part.
+var _ [metrics.NumReasons]struct{} = [connstats.NumReasons]struct{}{}
 
-func portableCounts(st *portable.Stats) metrics.Transport {
+// transportCounts turns a transport's counters into its metrics.
+func transportCounts(name string, st *connstats.Stats) metrics.Transport {
 	t := metrics.Transport{
-		Name: "portable", Open: st.Open.Load(), Accepted: st.Accepted.Load(),
+		Name: name, Open: st.Open.Load(), Accepted: st.Accepted.Load(),
 		MessagesIn: st.MessagesIn.Load(), BytesIn: st.BytesIn.Load(),
 		FramesOut: st.FramesOut.Load(), BytesOut: st.BytesOut.Load(),
 	}
-	t.Closed = [metrics.NumReasons]int64{st.ClosedClient.Load(), st.ClosedTimeout.Load(),
-		st.ClosedSlow.Load(), st.ClosedError.Load(), st.ClosedServer.Load()}
+	for r := range t.Closed {
+		t.Closed[r] = st.Closed[r].Load()
+	}
 	return t
 }
 

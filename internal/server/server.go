@@ -18,6 +18,7 @@ import (
 	"github.com/roostproject/roost/internal/api"
 	"github.com/roostproject/roost/internal/cluster"
 	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/netpoll"
 	"github.com/roostproject/roost/internal/portable"
@@ -35,9 +36,9 @@ type Server struct {
 	poller   *netpoll.Poller // nil when every connection is served by portable
 	portable *portable.Transport
 	http     *http.Server
-	stats    netpoll.Stats
-	cluster  *cluster.Redis // nil on a single node
-	refused  atomic.Int64   // WebSocket handshakes refused (HTTP error or Pusher code)
+	stats    connstats.Stats // the epoll loops' counters
+	cluster  *cluster.Redis  // nil on a single node
+	refused  atomic.Int64    // WebSocket handshakes refused (HTTP error or Pusher code)
 }
 
 // New builds a node from a validated configuration.

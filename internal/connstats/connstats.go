@@ -1,0 +1,43 @@
+// Package connstats is the set of counters every transport keeps, so that
+// the epoll and goroutine transports report the same figures, side by side,
+// through one metrics path. Every counter is atomic and may be read at any
+// time; transports batch hot-path updates where they can.
+package connstats
+
+import "sync/atomic"
+
+// Reason says why a connection ended.
+type Reason uint8
+
+// The reasons, in the order of Stats.Closed.
+const (
+	Client  Reason = iota // the client closed (close frame, EOF, reset)
+	Timeout               // silent past the pong wait (4201), or a stuck close handshake
+	Slow                  // a slow consumer: backlog cap or write timeout
+	Error                 // a protocol or socket error
+	Server                // the server closed it (shutdown, terminate, auth)
+	NumReasons
+)
+
+// Stats counts what one transport does.
+type Stats struct {
+	Open       atomic.Int64 // connections served now
+	Accepted   atomic.Int64 // connections handed to the transport
+	Closed     [NumReasons]atomic.Int64
+	MessagesIn atomic.Int64 // complete client messages
+	BytesIn    atomic.Int64
+	FramesOut  atomic.Int64 // frames written or queued to sockets
+	BytesOut   atomic.Int64
+}
+
+// Opened counts a connection handed to the transport.
+func (s *Stats) Opened() {
+	s.Open.Add(1)
+	s.Accepted.Add(1)
+}
+
+// Ended counts a connection that ended for reason r.
+func (s *Stats) Ended(r Reason) {
+	s.Open.Add(-1)
+	s.Closed[r].Add(1)
+}
