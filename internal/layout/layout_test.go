@@ -1,0 +1,79 @@
+package layout
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/roostproject/roost/"
+
+// leaves import nothing of roost's own.
+var leaves = []string{"ws", "pusher", "auth", "wheel", "connstats"}
+
+// packages returns every package directory under the module, by path
+// relative to the module root, with its parsed non-test files.
+func packages(t *testing.T) map[string][]string {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string][]string{}
+	filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "node_modules" || name == "testdata") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
+			rel, _ := filepath.Rel(root, filepath.Dir(path))
+			dirs[rel] = append(dirs[rel], path)
+		}
+		return nil
+	})
+	return dirs
+}
+
+func TestEveryPackageHasADocComment(t *testing.T) {
+	for dir, files := range packages(t) {
+		documented := false
+		for _, f := range files {
+			ast, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.PackageClauseOnly|parser.ParseComments)
+			if err != nil {
+				t.Fatal(err)
+			}
+			documented = documented || ast.Doc != nil
+		}
+		if !documented {
+			t.Errorf("package %s has no doc comment", dir)
+		}
+	}
+}
+
+func TestLeavesImportNoInternalPackage(t *testing.T) {
+	all := packages(t)
+	for _, leaf := range leaves {
+		files := all[filepath.Join("internal", leaf)]
+		if len(files) == 0 {
+			t.Errorf("leaf package internal/%s not found", leaf)
+		}
+		for _, f := range files {
+			ast, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range ast.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				if strings.HasPrefix(p, module+"internal/") {
+					t.Errorf("%s imports %s: internal/%s must stay a leaf", f, p, leaf)
+				}
+			}
+		}
+	}
+}
