@@ -67,8 +67,10 @@ type Hub struct {
 	shards []Shard
 	locks  []sync.Mutex
 
-	mu   sync.RWMutex // guards apps and channel creation/removal
-	apps map[string]map[string]*Channel
+	mu        sync.RWMutex // guards apps, channel creation/removal and the totals
+	apps      map[string]map[string]*Channel
+	nchannels int // channels in apps
+	nsubs     int // subscriptions, the sum of their counts
 }
 
 // New returns a hub with an in-memory broker; node is the first part of

@@ -248,3 +248,19 @@ func BenchmarkChannelBytes(b *testing.B) {
 		runtime.KeepAlive(h)
 	}
 }
+
+func TestTotalsFollowAcquireAndRelease(t *testing.T) {
+	h := newTestHub(1)
+	a := h.Acquire("app", "a")
+	h.Acquire("app", "a")
+	b := h.Acquire("other", "b")
+	if c, s := h.Totals(); c != 2 || s != 3 {
+		t.Fatalf("totals %d channels, %d subscriptions; want 2, 3", c, s)
+	}
+	h.Release(a)
+	h.Release(a)
+	h.Release(b)
+	if c, s := h.Totals(); c != 0 || s != 0 {
+		t.Fatalf("totals %d, %d after releasing everything", c, s)
+	}
+}

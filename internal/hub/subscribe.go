@@ -17,9 +17,11 @@ func (h *Hub) Acquire(app, name string) *Channel {
 	if ch == nil {
 		ch = &Channel{app: app, name: name, shards: make([]atomic.Pointer[shardList], len(h.shards))}
 		chans[name] = ch
+		h.nchannels++
 		h.broker.Subscribe(app, name, func() { h.channelReady(ch) })
 	}
 	ch.count.Add(1)
+	h.nsubs++
 	if h.cluster != nil {
 		h.cluster.Subscribed(app, name, 1)
 	}
@@ -33,6 +35,7 @@ func (h *Hub) Release(ch *Channel) {
 	if h.cluster != nil {
 		h.cluster.Subscribed(ch.app, ch.name, -1)
 	}
+	h.nsubs--
 	if ch.count.Add(-1) > 0 {
 		return
 	}
@@ -41,6 +44,7 @@ func (h *Hub) Release(ch *Channel) {
 		return
 	}
 	delete(chans, ch.name)
+	h.nchannels--
 	if len(chans) == 0 {
 		delete(h.apps, ch.app)
 	}
