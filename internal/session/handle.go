@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/roostproject/roost/internal/pusher"
@@ -10,6 +11,10 @@ import (
 // that cannot be understood gets a pusher:error and the connection stays up.
 func (s Call) HandleText(payload []byte) {
 	if s.closed {
+		return
+	}
+	if bytes.Equal(payload, clientPing) {
+		s.sendFrame(pongFrame) // what pusher-js sends every activity_timeout
 		return
 	}
 	msg, err := pusher.ParseMessage(payload)
@@ -39,6 +44,10 @@ func (s Call) other(msg pusher.Message) {
 	}
 	s.sendError(0, "unsupported event "+quote(msg.Event))
 }
+
+// clientPing is pusher-js's keep-alive, byte for byte; it is answered
+// without parsing, so an idle connection's upkeep allocates nothing.
+var clientPing = []byte(`{"event":"pusher:ping","data":{}}`)
 
 // quote bounds and quotes client-supplied text for an error message.
 func quote(v string) string {

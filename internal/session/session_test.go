@@ -13,12 +13,17 @@ import (
 
 // fakeConn records what the session writes.
 type fakeConn struct {
-	s      *Session
-	frames []string
-	closed ws.CloseCode
+	s       *Session
+	frames  []string
+	closed  ws.CloseCode
+	discard bool // drop frames (allocation tests)
 }
 
-func (c *fakeConn) Send(f []byte)                     { c.frames = append(c.frames, string(f)) }
+func (c *fakeConn) Send(f []byte) {
+	if !c.discard {
+		c.frames = append(c.frames, string(f))
+	}
+}
 func (c *fakeConn) Close(code ws.CloseCode, _ string) { c.closed = code }
 func (c *fakeConn) Shard() int                        { return 0 }
 func (c *fakeConn) SocketSeq() uint64                 { return c.s.SocketSeq() }
@@ -83,10 +88,21 @@ func TestHandleTextReplies(t *testing.T) {
 func BenchmarkPing(b *testing.B) {
 	env := newEnv(b)
 	s, c := open(env)
+	c.discard = true
 	ping := []byte(`{"event":"pusher:ping","data":{}}`)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		s.On(env, c).HandleText(ping)
-		c.reset()
+	}
+}
+
+// TestPingAllocatesNothing guards the upkeep of an idle connection.
+func TestPingAllocatesNothing(t *testing.T) {
+	env := newEnv(t)
+	s, c := open(env)
+	c.discard = true
+	ping := []byte(`{"event":"pusher:ping","data":{}}`)
+	if n := testing.AllocsPerRun(100, func() { s.On(env, c).HandleText(ping) }); n != 0 {
+		t.Fatalf("a pusher:ping costs %v allocations, want 0", n)
 	}
 }
