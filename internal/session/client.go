@@ -35,7 +35,7 @@ func (s Call) clientEvent(msg pusher.Message) {
 		return
 	}
 	i := s.find(msg.Channel)
-	if i < 0 {
+	if i < 0 || s.subs[i].index == pending {
 		s.sendError(0, "not subscribed to channel "+quote(msg.Channel))
 		return
 	}

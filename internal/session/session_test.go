@@ -106,3 +106,46 @@ func TestPingAllocatesNothing(t *testing.T) {
 		t.Fatalf("a pusher:ping costs %v allocations, want 0", n)
 	}
 }
+
+// slowBroker confirms subscriptions only when told to, like Redis does.
+type slowBroker struct {
+	h     *hub.Hub
+	ready []func()
+}
+
+func (b *slowBroker) Publish(m *hub.Message) error        { b.h.Deliver(m); return nil }
+func (b *slowBroker) Subscribe(_, _ string, ready func()) { b.ready = append(b.ready, ready) }
+func (b *slowBroker) Unsubscribe(_, _ string)             {}
+func (b *slowBroker) confirm() {
+	for _, f := range b.ready {
+		f()
+	}
+	b.ready = nil
+}
+
+func TestSubscriptionWaitsForTheBroker(t *testing.T) {
+	env := newEnv(t)
+	b := &slowBroker{h: env.Hub}
+	env.Hub.SetBroker(b)
+	s, c := open(env)
+	subscribe := []byte(`{"event":"pusher:subscribe","data":{"channel":"news"}}`)
+	s.On(env, c).HandleText(subscribe)
+	s.On(env, c).HandleText(subscribe) // a repeat while pending answers nothing
+	if n := len(c.frames); n != 1 {
+		t.Fatalf("frames before the broker confirmed: %q", c.frames)
+	}
+	b.confirm()
+	if !strings.Contains(c.last(), "subscription_succeeded") || len(c.frames) != 2 {
+		t.Fatalf("after confirmation: %q, want one subscription_succeeded", c.frames)
+	}
+	// Unsubscribed before the broker confirms: never attached, channel released.
+	s.On(env, c).HandleText([]byte(`{"event":"pusher:subscribe","data":{"channel":"later"}}`))
+	s.On(env, c).HandleText([]byte(`{"event":"pusher:unsubscribe","data":{"channel":"later"}}`))
+	b.confirm()
+	if got := env.Hub.Channel("app-id", "later"); got.Occupied {
+		t.Fatalf("a subscription cancelled while pending still holds the channel: %+v", got)
+	}
+	if strings.Contains(c.last(), `"later"`) {
+		t.Fatalf("a cancelled subscription was answered: %q", c.last())
+	}
+}

@@ -19,7 +19,9 @@ func (s Call) subscribe(msg pusher.Message) {
 	}
 	name := req.Channel
 	if i := s.find(name); i >= 0 {
-		s.succeeded(s.subs[i].ch)
+		if s.subs[i].index != pending {
+			s.succeeded(s.subs[i].ch)
+		}
 		return
 	}
 	kind := pusher.KindOf(name)
@@ -58,16 +60,36 @@ func (s Call) join(name, member string) {
 	})
 }
 
+// pending is the index of a subscription whose channel is not ready yet:
+// it is in s.subs (so a repeated subscribe, an unsubscribe or the close
+// find it) but not in the hub's lists.
+const pending = -1
+
 // whenReady runs f on the connection's goroutine once ch is ready, unless
-// the connection has closed meanwhile (then the channel is let go).
+// the subscription was cancelled meanwhile (unsubscribe or close, which
+// release the channel themselves).
 func (s Call) whenReady(ch *hub.Channel, f func()) {
+	s.subs = append(s.subs, subscription{ch: ch, index: pending})
 	s.env.Hub.WhenReady(ch, s.conn.Shard(), func() {
-		if s.closed {
-			s.env.Hub.Release(ch)
-			return
+		if s.dropPending(ch) {
+			f()
 		}
-		f()
 	})
+}
+
+// dropPending removes ch's pending subscription and reports whether there
+// was one.
+func (s Call) dropPending(ch *hub.Channel) bool {
+	for i := range s.subs {
+		if s.subs[i].ch == ch && s.subs[i].index == pending {
+			last := len(s.subs) - 1
+			s.subs[i] = s.subs[last]
+			s.subs[last] = subscription{}
+			s.subs = s.subs[:last]
+			return true
+		}
+	}
+	return false
 }
 
 // attach adds the connection to ch's subscribers; ch was acquired for it.
@@ -129,6 +151,10 @@ func (s Call) leave(i int) {
 	s.subs[last] = subscription{}
 	s.subs = s.subs[:last]
 	h := s.env.Hub
+	if sub.index == pending {
+		h.Release(sub.ch)
+		return
+	}
 	h.Detach(sub.ch, s.conn.Shard(), int(sub.index))
 	if sub.member != "" && h.Leave(sub.ch, sub.member) {
 		s.memberEvent(sub.ch, "pusher_internal:member_removed", memberJSON(sub.member, ""), "")
