@@ -1,6 +1,9 @@
 package cluster
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 // mirror is this node's own share of the cluster state, kept so that it can
 // be written again when Redis comes back empty. Guarded by mu.
@@ -100,14 +103,14 @@ func (m *mirror) restore(p map[pair]int) {
 	}
 }
 
-// takePendingView returns, without taking them, the unflushed deltas of an
-// app's channels that start with prefix.
-func (m *mirror) takePendingView(app, prefix string) map[string]int {
+// pendingWithPrefix returns (and keeps) the unflushed deltas of an app's
+// channels that start with prefix.
+func (m *mirror) pendingWithPrefix(app, prefix string) map[string]int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make(map[string]int)
 	for k, d := range m.pending {
-		if k.app == app && len(k.name) >= len(prefix) && k.name[:len(prefix)] == prefix {
+		if k.app == app && strings.HasPrefix(k.name, prefix) {
 			out[k.name] = d
 		}
 	}

@@ -188,7 +188,7 @@ func (r *Redis) Channels(app, prefix string, local map[string]int) map[string]in
 			out[name] = e.total()
 		}
 	}
-	for k, d := range r.mirror.takePendingView(app, prefix) {
+	for k, d := range r.mirror.pendingWithPrefix(app, prefix) {
 		out[k] += d
 	}
 	return out

@@ -40,10 +40,10 @@ func (c *Channel) extra() *channelExtra {
 	return c.x
 }
 
-// shardList is one shard's subscribers of a channel. n mirrors len(subs) so
-// that a publisher can skip a shard without taking its lock.
+// shardList is one shard's subscribers of a channel. It exists only while
+// it is not empty (Detach drops it), so a publisher skips a shard with no
+// subscribers by a pointer load, without taking the shard's lock.
 type shardList struct {
-	n    atomic.Int32
 	subs []Subscriber
 }
 

@@ -34,7 +34,7 @@ func (h *Hub) Deliver(m *Message) {
 
 func (h *Hub) post(ch *Channel, d Delivery) {
 	for i := range ch.shards {
-		if l := ch.shards[i].Load(); l == nil || l.n.Load() == 0 {
+		if ch.shards[i].Load() == nil {
 			continue
 		}
 		d.Shard = i

@@ -62,7 +62,6 @@ func (h *Hub) Attach(ch *Channel, shard int, s Subscriber) int {
 		ch.shards[shard].Store(l)
 	}
 	l.subs = append(l.subs, s)
-	l.n.Store(int32(len(l.subs)))
 	return len(l.subs) - 1
 }
 
@@ -79,7 +78,6 @@ func (h *Hub) Detach(ch *Channel, shard, index int) {
 	}
 	l.subs[last] = nil
 	l.subs = l.subs[:last]
-	l.n.Store(int32(last))
 	if last == 0 {
 		ch.shards[shard].Store(nil)
 	}
