@@ -22,8 +22,9 @@ type Config struct {
 	// means "auto".
 	Transport string
 
-	// Loops is the number of epoll loops (DESIGN.md decision 2). Zero value
-	// means runtime.GOMAXPROCS(0), one loop per usable core.
+	// Loops is the number of epoll loops (docs/design.md, "One loop per core
+	// owns its connections"). Zero value means runtime.GOMAXPROCS(0), one
+	// loop per usable core.
 	Loops int
 
 	// ActivityTimeout is how long a client may stay silent before it must
@@ -60,8 +61,8 @@ type Config struct {
 	// level, text format.
 	Log Log
 
-	// Redis connects nodes into a cluster (DESIGN.md decision 7). Zero
-	// value means a single node with the in-process broker.
+	// Redis connects nodes into a cluster (docs/design.md, "Across a
+	// cluster"). Zero value means a single node with the in-process broker.
 	Redis Redis
 
 	// Warnings are problems that did not stop Load, such as ROOST_*
@@ -106,12 +107,13 @@ type Limits struct {
 	MaxEventData int
 
 	// WriteBacklog is how many bytes may wait to be written to one slow
-	// connection before it is closed (DESIGN.md decision 4). Zero value
-	// means 1 MiB.
+	// connection before it is closed (docs/design.md, "Writes go straight to
+	// the socket"). Zero value means 1 MiB.
 	WriteBacklog int
 
 	// WriteTimeout closes a connection whose writes stay blocked this long
-	// (DESIGN.md decision 4). Zero value means 10s.
+	// (docs/design.md, "Writes go straight to the socket"). Zero value means
+	// 10s.
 	WriteTimeout time.Duration
 
 	// HandshakeTimeout is the HTTP server's ReadHeaderTimeout and how long
@@ -140,7 +142,7 @@ type Log struct {
 }
 
 // Redis configures the Redis broker that joins several nodes into one
-// cluster (DESIGN.md decision 7).
+// cluster (docs/design.md, "Across a cluster").
 type Redis struct {
 	// URL is "redis://[user:password@]host:port[/db]" or "rediss://..." for
 	// TLS. Zero value means no Redis: one node, in-process broker.

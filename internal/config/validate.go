@@ -60,7 +60,8 @@ func (v *validator) oneOf(field, value string, allowed ...string) {
 }
 
 // tls checks the certificate and key come as a pair, and that the transport
-// can serve TLS (only the portable transport does; DESIGN.md decision 6).
+// can serve TLS (only the portable transport does; docs/design.md, "A
+// portable transport beside epoll").
 func (v *validator) tls(t TLS, transport string) {
 	v.check(t.CertFile != "" || t.KeyFile == "", "tls.cert_file", "must be set when tls.key_file is set")
 	v.check(t.KeyFile != "" || t.CertFile == "", "tls.key_file", "must be set when tls.cert_file is set")

@@ -13,8 +13,8 @@ var ErrChannelFull = errors.New("presence channel is full")
 
 // Join records one more connection of user on the presence channel. first
 // reports whether it is the user's first connection there, the moment
-// Pusher sends member_added (PROTOCOL.md "presence-"). The first connection's
-// user_info is the one the channel keeps.
+// Pusher sends member_added (docs/protocol.md, "Presence channels"). The
+// first connection's user_info is the one the channel keeps.
 func (c *Channel) join(userID, info string, max int) (first bool, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

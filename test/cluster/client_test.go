@@ -15,7 +15,8 @@ import (
 // eventWait bounds how long a client waits for one frame.
 const eventWait = 10 * time.Second
 
-// frame is one server message (PROTOCOL.md: data is a JSON-encoded string).
+// frame is one server message (docs/protocol.md, "Messages": data is a
+// JSON-encoded string).
 type frame struct {
 	Event   string `json:"event"`
 	Channel string `json:"channel"`

@@ -14,7 +14,8 @@ const subscribeRounds = 300
 // once a client has subscription_succeeded, an event published afterwards
 // reaches it, even when it is published on another node at once. A node that
 // answers before its Redis subscription to the channel is active loses such
-// events (PROTOCOL.md "Channels"; issue 5, "exactly those of one node").
+// events (docs/design.md, "A subscription is answered only when its channel
+// is ready").
 func TestSubscribeThenPublish(t *testing.T) {
 	d := newDuo(t, "roost-subscribe")
 	d.waitReady(http.StatusOK, "ready")
