@@ -2,8 +2,8 @@ package cluster
 
 import "context"
 
-// entry is the JSON of one hash entry: each node's share and, for presence,
-// the member's user_info.
+// entry is the JSON of one entry of the presence, users and channels hashes:
+// each node's share and, for presence, the member's user_info.
 type entry struct {
 	N map[string]int `json:"n"`
 	I string         `json:"i,omitempty"`
