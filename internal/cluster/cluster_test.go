@@ -100,29 +100,29 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func TestPresenceFirstAndLastAcrossNodes(t *testing.T) {
 	rs, _ := nodes(t, 2, 0)
 	a, b := rs[0], rs[1]
-	if first, err := a.Join("app", "presence-x", "u", `{"n":1}`, 100, true); err != nil || !first {
+	if first, err := a.presence.Join("app", "presence-x", hub.Member{ID: "u", Info: `{"n":1}`}, 100); err != nil || !first {
 		t.Fatalf("first join: %v %v", first, err)
 	}
-	if first, _ := b.Join("app", "presence-x", "u", `{"n":2}`, 100, true); first {
+	if first, _ := b.presence.Join("app", "presence-x", hub.Member{ID: "u", Info: `{"n":2}`}, 100); first {
 		t.Fatal("the user's tab on another node counted as a new member")
 	}
-	m := b.Members("app", "presence-x", nil)
+	m := b.presence.Members("app", "presence-x")
 	if len(m) != 1 || m[0].ID != "u" || m[0].Info != `{"n":1}` {
 		t.Fatalf("members %+v, want u with the first tab's info", m)
 	}
-	if a.Leave("app", "presence-x", "u", true) {
+	if a.presence.Leave("app", "presence-x", "u") {
 		t.Fatal("member_removed while a tab on another node is still there")
 	}
-	if !b.Leave("app", "presence-x", "u", false) {
+	if !b.presence.Leave("app", "presence-x", "u") {
 		t.Fatal("the last tab's leave did not report the member gone")
 	}
 }
 
 func TestPresenceLimitIsClusterWide(t *testing.T) {
 	rs, _ := nodes(t, 2, 0)
-	rs[0].Join("app", "presence-y", "u1", "", 2, true)
-	rs[1].Join("app", "presence-y", "u2", "", 2, true)
-	if _, err := rs[0].Join("app", "presence-y", "u3", "", 2, true); err != hub.ErrChannelFull {
+	rs[0].presence.Join("app", "presence-y", hub.Member{ID: "u1"}, 2)
+	rs[1].presence.Join("app", "presence-y", hub.Member{ID: "u2"}, 2)
+	if _, err := rs[0].presence.Join("app", "presence-y", hub.Member{ID: "u3"}, 2); err != hub.ErrChannelFull {
 		t.Fatalf("third member: %v, want ErrChannelFull", err)
 	}
 }
@@ -147,12 +147,12 @@ func TestMessagesCrossNodesOnlyWhenSubscribed(t *testing.T) {
 
 func TestCountsAndCacheAcrossNodes(t *testing.T) {
 	rs, _ := nodes(t, 2, 0)
-	rs[0].Subscribed("app", "c", 2)
-	rs[1].Subscribed("app", "c", 1)
-	waitFor(t, "counts", func() bool { return rs[0].Count("app", "c", 0) == 3 && rs[1].Channels("app", "", nil)["c"] == 3 })
-	rs[0].CachePut(&hub.Message{App: "app", Channel: "cache-c", Event: "e", Data: "v"})
+	rs[0].counts.Subscribed("app", "c", 2)
+	rs[1].counts.Subscribed("app", "c", 1)
+	waitFor(t, "counts", func() bool { return rs[0].counts.Count("app", "c") == 3 && rs[1].counts.Channels("app", "")["c"] == 3 })
+	rs[0].State().Cache.Put(&hub.Message{App: "app", Channel: "cache-c", Event: "e", Data: "v"})
 	waitFor(t, "cache", func() bool {
-		m, ttl, ok := rs[1].CacheGet("app", "cache-c")
+		m, ttl, ok := rs[1].State().Cache.Get("app", "cache-c")
 		return ok && m.Data == "v" && ttl > time.Minute
 	})
 }
@@ -161,8 +161,8 @@ func TestDeadNodeIsReaped(t *testing.T) {
 	rs, boxes := nodes(t, 2, 900*time.Millisecond)
 	alive, dead := rs[0], rs[1]
 	alive.Subscribe("app", "presence-z", func() {})
-	dead.Join("app", "presence-z", "ghost", "", 100, true)
-	dead.SignIn("app", "ghost", true)
+	dead.presence.Join("app", "presence-z", hub.Member{ID: "ghost"}, 100)
+	dead.users.SignIn("app", "ghost")
 	// Stop the dead node without its goodbye: its heartbeat just expires.
 	dead.cancel()
 	dead.ps.Close()
@@ -170,10 +170,10 @@ func TestDeadNodeIsReaped(t *testing.T) {
 	waitFor(t, "member_removed for the dead node's member", func() bool {
 		return boxes[0].has("pusher_internal:member_removed", `{"user_id":"ghost"}`)
 	})
-	if m := alive.Members("app", "presence-z", nil); len(m) != 0 {
+	if m := alive.presence.Members("app", "presence-z"); len(m) != 0 {
 		t.Fatalf("ghost members left: %+v", m)
 	}
-	if on := alive.Online("app", []string{"ghost"}, nil); len(on) != 0 {
+	if on := alive.users.Online("app", []string{"ghost"}); len(on) != 0 {
 		t.Fatalf("ghost still online: %v", on)
 	}
 }
