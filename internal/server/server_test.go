@@ -82,18 +82,20 @@ func TestRefusals(t *testing.T) {
 	})
 }
 
-func TestServerPingThenPongTimeout(t *testing.T) {
-	eachTransport(t, func(t *testing.T, tr string) {
-		s := startServer(t, tr, func(c *config.Config) {
-			c.ActivityTimeout = time.Second
-			c.PongWait = time.Second
-		})
-		c := s.connect(t)
-		c.Expect("pusher:ping")
-		if got := c.CloseCode(); got != ws.CloseCode(pusher.PongTimeout) {
-			t.Fatalf("close %d, want 4201", got)
-		}
+// TestEpollPingThenPongTimeout runs the keepalive of the epoll transport
+// in real time, with one-second timeouts: its loops wait in epoll_wait,
+// outside any synctest bubble. TestSilentClientIsPingedThenClosed checks
+// the portable transport's exact figures on a fake clock.
+func TestEpollPingThenPongTimeout(t *testing.T) {
+	s := startServer(t, "epoll", func(c *config.Config) {
+		c.ActivityTimeout = time.Second
+		c.PongWait = time.Second
 	})
+	c := s.connect(t)
+	c.Expect("pusher:ping")
+	if got := c.CloseCode(); got != ws.CloseCode(pusher.PongTimeout) {
+		t.Fatalf("close %d, want 4201", got)
+	}
 }
 
 func TestProtocolErrorsClose(t *testing.T) {

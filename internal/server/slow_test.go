@@ -33,22 +33,23 @@ func TestSlowConsumerIsClosed(t *testing.T) {
 	})
 }
 
-// TestBlockedWriterTimesOut: a client whose socket stays full past the
-// write timeout is closed even though its backlog is under the cap.
-func TestBlockedWriterTimesOut(t *testing.T) {
-	eachTransport(t, func(t *testing.T, tr string) {
-		s := startServer(t, tr, func(c *config.Config) {
-			c.Limits.WriteTimeout = time.Second
-			c.Limits.WriteBacklog = 64 << 20
-		})
-		slow := s.connect(t)
-		slow.Subscribe("firehose")
-		data := strings.Repeat("y", 64<<10)
-		for i := 0; i < 200 && s.Hub().Channel("app-id", "firehose").Occupied; i++ {
-			s.Hub().Publish("app-id", hub.Publication{Channels: []string{"firehose"}, Event: "e", Data: data})
-		}
-		testutil.Eventually(t, waitLimit, "the blocked writer to be closed", func() bool {
-			return !s.Hub().Channel("app-id", "firehose").Occupied
-		})
+// TestEpollBlockedWriterTimesOut: on the epoll transport, a client whose
+// socket stays full past the write timeout is closed even though its
+// backlog is under the cap. It runs in real time, with a one-second
+// timeout, as epoll needs real sockets; TestBlockedWriterTimesOutOnTime
+// checks the portable transport on a fake clock.
+func TestEpollBlockedWriterTimesOut(t *testing.T) {
+	s := startServer(t, "epoll", func(c *config.Config) {
+		c.Limits.WriteTimeout = time.Second
+		c.Limits.WriteBacklog = 64 << 20
+	})
+	slow := s.connect(t)
+	slow.Subscribe("firehose")
+	data := strings.Repeat("y", 64<<10)
+	for i := 0; i < 200 && s.Hub().Channel("app-id", "firehose").Occupied; i++ {
+		s.Hub().Publish("app-id", hub.Publication{Channels: []string{"firehose"}, Event: "e", Data: data})
+	}
+	testutil.Eventually(t, waitLimit, "the blocked writer to be closed", func() bool {
+		return !s.Hub().Channel("app-id", "firehose").Occupied
 	})
 }

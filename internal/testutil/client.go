@@ -31,6 +31,10 @@ type Client struct {
 	SocketID string
 	// Name names the client in failure messages; Dial sets it to the URL.
 	Name string
+	// Timeout bounds each wait of Read, Expect, Next and CloseCode. Zero
+	// means ReadTimeout; a test on a synctest fake clock raises it past the
+	// server's own timeouts.
+	Timeout time.Duration
 
 	t      testing.TB
 	frames []Frame
@@ -115,7 +119,7 @@ func (c *Client) SubscribeWith(channel, auth, channelData string) Frame {
 // CloseCode reads until the server's close frame and returns its code.
 func (c *Client) CloseCode() ws.CloseCode {
 	c.t.Helper()
-	c.Conn.NetConn().SetReadDeadline(time.Now().Add(ReadTimeout))
+	c.Conn.NetConn().SetReadDeadline(time.Now().Add(c.timeout()))
 	for {
 		op, msg, err := c.Conn.ReadMessage()
 		if err != nil {
@@ -129,6 +133,14 @@ func (c *Client) CloseCode() ws.CloseCode {
 			return code
 		}
 	}
+}
+
+// timeout returns c.Timeout or, if zero, ReadTimeout.
+func (c *Client) timeout() time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	return ReadTimeout
 }
 
 // errNotText reports a frame that is neither text nor a ping.

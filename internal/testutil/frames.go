@@ -40,7 +40,7 @@ func Named(event string) func(Frame) bool {
 // Read returns the next text message from the server.
 func (c *Client) Read() Frame {
 	c.t.Helper()
-	f, err := c.read(time.Now().Add(ReadTimeout))
+	f, err := c.read(time.Now().Add(c.timeout()))
 	if err != nil {
 		c.t.Fatalf("%s: read: %v; %s", c.Name, err, c.Describe())
 	}
@@ -58,12 +58,13 @@ func (c *Client) Expect(event string) Frame {
 }
 
 // Next reads until a message matches want, and fails the test if none does
-// within ReadTimeout. The messages it skips are kept for Find and Events.
+// within the client's timeout. The messages it skips are kept for Find and
+// Events.
 func (c *Client) Next(want func(Frame) bool) Frame {
 	c.t.Helper()
-	f, ok := c.Await(ReadTimeout, want)
+	f, ok := c.Await(c.timeout(), want)
 	if !ok {
-		c.t.Fatalf("%s: timed out after %v waiting for a frame; %s", c.Name, ReadTimeout, c.Describe())
+		c.t.Fatalf("%s: timed out after %v waiting for a frame; %s", c.Name, c.timeout(), c.Describe())
 	}
 	return f
 }
