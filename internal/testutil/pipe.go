@@ -51,8 +51,7 @@ func (l *PipeListener) DialContext(ctx context.Context, _, _ string) (net.Conn, 
 	case l.conns <- server:
 		return client, nil
 	case <-l.closed:
-		err := &net.OpError{Op: "dial", Net: "pipe", Err: net.ErrClosed}
-		return nil, err
+		return nil, &net.OpError{Op: "dial", Net: "pipe", Err: net.ErrClosed}
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
