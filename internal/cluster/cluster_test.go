@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/roostproject/roost/internal/hub"
+	"github.com/roostproject/roost/internal/testutil"
 )
 
 const redisURL = "redis://127.0.0.1:6379"
@@ -23,10 +23,7 @@ func needRedis(t *testing.T) {
 	c := redis.NewClient(opts)
 	defer c.Close()
 	if err := c.Ping(context.Background()).Err(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("redis at %s is required in CI: %v", redisURL, err)
-		}
-		t.Skipf("SKIPPED: no redis at %s (%v); the cluster tests need it", redisURL, err)
+		testutil.Needs(t, "no redis at %s (%v); the cluster tests need it", redisURL, err)
 	}
 }
 
@@ -86,16 +83,8 @@ func cleanup(prefix string) {
 	}
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+// redisWait bounds every wait for the cluster to converge over Redis.
+const redisWait = 30 * time.Second
 
 func TestPresenceFirstAndLastAcrossNodes(t *testing.T) {
 	rs, _ := nodes(t, 2, 0)
@@ -130,13 +119,13 @@ func TestPresenceLimitIsClusterWide(t *testing.T) {
 func TestMessagesCrossNodesOnlyWhenSubscribed(t *testing.T) {
 	rs, boxes := nodes(t, 2, 0)
 	rs[1].Subscribe("app", "news", func() {})
-	waitFor(t, "subscription", func() bool {
+	testutil.Eventually(t, redisWait, "subscription", func() bool {
 		rs[0].Publish(&hub.Message{App: "app", Channel: "news", Event: "probe", Data: "x"})
 		return boxes[1].has("probe", "x")
 	})
 	rs[0].Publish(&hub.Message{App: "app", Channel: "other", Event: "e", Data: "y"})
 	rs[0].Publish(&hub.Message{App: "app", Channel: "news", Event: "e", Data: "z"})
-	waitFor(t, "delivery", func() bool { return boxes[1].has("e", "z") })
+	testutil.Eventually(t, redisWait, "delivery", func() bool { return boxes[1].has("e", "z") })
 	if boxes[1].has("e", "y") {
 		t.Fatal("a node received a channel it has no subscriber on")
 	}
@@ -149,9 +138,9 @@ func TestCountsAndCacheAcrossNodes(t *testing.T) {
 	rs, _ := nodes(t, 2, 0)
 	rs[0].counts.Subscribed("app", "c", 2)
 	rs[1].counts.Subscribed("app", "c", 1)
-	waitFor(t, "counts", func() bool { return rs[0].counts.Count("app", "c") == 3 && rs[1].counts.Channels("app", "")["c"] == 3 })
+	testutil.Eventually(t, redisWait, "counts", func() bool { return rs[0].counts.Count("app", "c") == 3 && rs[1].counts.Channels("app", "")["c"] == 3 })
 	rs[0].State().Cache.Put(&hub.Message{App: "app", Channel: "cache-c", Event: "e", Data: "v"})
-	waitFor(t, "cache", func() bool {
+	testutil.Eventually(t, redisWait, "cache", func() bool {
 		m, ttl, ok := rs[1].State().Cache.Get("app", "cache-c")
 		return ok && m.Data == "v" && ttl > time.Minute
 	})
@@ -167,7 +156,7 @@ func TestDeadNodeIsReaped(t *testing.T) {
 	dead.cancel()
 	dead.ps.Close()
 	dead.wg.Wait()
-	waitFor(t, "member_removed for the dead node's member", func() bool {
+	testutil.Eventually(t, redisWait, "member_removed for the dead node's member", func() bool {
 		return boxes[0].has("pusher_internal:member_removed", `{"user_id":"ghost"}`)
 	})
 	if m := alive.presence.Members("app", "presence-z"); len(m) != 0 {
@@ -188,6 +177,6 @@ func TestReadyMeansSubscribed(t *testing.T) {
 		rs[1].Subscribe("app", ch, func() { close(ready) })
 		<-ready
 		rs[0].Publish(&hub.Message{App: "app", Channel: ch, Event: "e", Data: ch})
-		waitFor(t, "delivery of "+ch, func() bool { return boxes[1].has("e", ch) })
+		testutil.Eventually(t, redisWait, "delivery of "+ch, func() bool { return boxes[1].has("e", ch) })
 	}
 }
