@@ -36,10 +36,10 @@ type outage struct {
 func TestRedisRestart(t *testing.T) {
 	o := newOutage(t)
 	o.before()
-	o.redis.kill()
+	o.redis.Kill()
 	o.waitReady(http.StatusServiceUnavailable, "degraded:")
 	o.during()
-	o.redis.start()
+	o.redis.Start()
 	o.waitReady(http.StatusOK, "ready")
 	o.resumes()
 	o.stateRewritten()
