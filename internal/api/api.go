@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -13,15 +14,17 @@ import (
 // Backend is what the HTTP API needs from the hub: publishing, channel
 // statistics and presence membership, cluster-wide. Implementations must be
 // safe for concurrent use; every method is called from request goroutines.
+// The queries wait for shared state at most until ctx ends (the request's
+// context) and a bound of their own; an error means it did not answer.
 type Backend interface {
 	// Publish delivers p to the subscribers of its channels.
 	Publish(appID string, p hub.Publication) error
 	// Channel reports one channel, occupied or not.
-	Channel(appID, name string) hub.ChannelStats
+	Channel(ctx context.Context, appID, name string) (hub.ChannelStats, error)
 	// Channels reports the occupied channels whose names start with prefix.
-	Channels(appID, prefix string) []hub.ChannelStats
+	Channels(ctx context.Context, appID, prefix string) ([]hub.ChannelStats, error)
 	// Users lists the distinct user ids of a presence channel's members.
-	Users(appID, channel string) []string
+	Users(ctx context.Context, appID, channel string) ([]string, error)
 	// TerminateUser closes every connection signed in as userID.
 	TerminateUser(appID, userID string)
 }
@@ -33,7 +36,7 @@ type Backend interface {
 type CacheReader interface {
 	// Cached returns the cached event data of a channel and its remaining
 	// time to live; ok is false when nothing is cached.
-	Cached(appID, channel string) (data string, ttl time.Duration, ok bool)
+	Cached(ctx context.Context, appID, channel string) (data string, ttl time.Duration, ok bool, err error)
 }
 
 // AppSource looks apps up by id; *config.Config satisfies it. AppByID returns

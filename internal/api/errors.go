@@ -24,6 +24,11 @@ func errorf(status int, format string, args ...any) error {
 	return &statusError{status: status, msg: fmt.Sprintf(format, args...)}
 }
 
+// unavailable is the 503 for a query the shared state did not answer.
+func unavailable(err error) error {
+	return errorf(http.StatusServiceUnavailable, "%v", err)
+}
+
 // errBodyTooLarge is the 413 for a request body over the limit.
 func errBodyTooLarge(limit int64) error {
 	return errorf(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", limit)

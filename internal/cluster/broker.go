@@ -141,7 +141,7 @@ func (r *Redis) apply(op subOp) {
 		r.ps.Unsubscribe(r.ctx, op.topic)
 		return
 	}
-	if !r.healthy.Load() {
+	if !r.link.healthy.Load() {
 		r.ps.Subscribe(r.ctx, op.topic)
 		op.ready()
 		return
@@ -159,8 +159,8 @@ func (r *Redis) receiveLoop() {
 		in, err := r.ps.Receive(r.ctx)
 		if err != nil {
 			if r.ctx.Err() == nil {
-				r.setHealthy(false, err)
-				sleep(r.ctx, 200*time.Millisecond)
+				r.down(err)
+				sleep(r.ctx, probeEvery)
 			}
 			continue
 		}
@@ -208,7 +208,7 @@ func (r *Redis) publishLoop() {
 
 // write sends one batch in a pipeline.
 func (r *Redis) write(batch []outbound) bool {
-	ctx, cancel := context.WithTimeout(r.ctx, 2*time.Second)
+	ctx, cancel := context.WithTimeout(r.ctx, r.cfg.SlowReply)
 	defer cancel()
 	_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, o := range batch {
@@ -217,7 +217,7 @@ func (r *Redis) write(batch []outbound) bool {
 		return nil
 	})
 	if err != nil {
-		r.setHealthy(false, err)
+		r.failed(err)
 		return false
 	}
 	return true

@@ -5,9 +5,7 @@ package hub
 func (h *Hub) Publish(app string, p Publication) error {
 	for _, name := range p.Channels {
 		m := &Message{App: app, Channel: name, Event: p.Event, Data: p.Data, UserID: p.UserID, Except: p.SocketID}
-		if !p.Client {
-			h.cachePut(m)
-		}
+		h.cachePut(m)
 		if err := h.broker.Publish(m); err != nil {
 			return err
 		}
@@ -28,6 +26,7 @@ func (h *Hub) Deliver(m *Message) {
 		return
 	}
 	frame := h.encode(m)
+	h.observe(ch, m, frame)
 	except := h.localSeq(m.Except)
 	h.post(ch, Delivery{Channel: ch, Frame: frame, Except: except})
 }

@@ -43,7 +43,7 @@ func (s Call) clientEvent(msg pusher.Message) {
 		s.sendError(pusher.ClientRateLimit, "client event rate limit reached: event dropped")
 		return
 	}
-	p := hub.Publication{Channels: []string{msg.Channel}, Event: msg.Event, Data: eventData(msg.Data), SocketID: s.SocketID(), UserID: s.subs[i].member, Client: true}
+	p := hub.Publication{Channels: []string{msg.Channel}, Event: msg.Event, Data: eventData(msg.Data), SocketID: s.SocketID(), UserID: s.subs[i].member}
 	if err := s.env.Hub.Publish(s.app.ID, p); err != nil {
 		s.sendError(0, "client event not delivered: "+err.Error())
 	}

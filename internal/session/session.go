@@ -52,7 +52,7 @@ type Session struct {
 	app    *config.App
 	seq    uint64
 	subs   []subscription
-	user   *user
+	x      *extra // the signed-in user and messages that wait, or nil
 	rate   rateWindow
 	closed bool
 }
@@ -138,7 +138,8 @@ func (s Call) Shutdown() {
 
 // Closed leaves every channel. The transport calls it once the connection
 // is gone or closing, from the goroutine that owns the session and never
-// from inside a hub delivery.
+// from inside a hub delivery. Joins and a sign-in still waiting for the
+// store are cancelled: each undoes itself when the store answers.
 func (s Call) Closed() {
 	if s.closed {
 		return
@@ -149,6 +150,7 @@ func (s Call) Closed() {
 	}
 	s.subs = nil
 	s.signout()
+	s.x = nil
 	s.env.Hub.Disconnected(s.app.ID)
 }
 

@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"iter"
 	"strings"
 
 	"github.com/roostproject/roost/internal/auth"
@@ -19,8 +20,12 @@ func (s Call) subscribe(msg pusher.Message) {
 	}
 	name := req.Channel
 	if i := s.find(name); i >= 0 {
-		if s.subs[i].index != pending {
-			s.succeeded(s.subs[i].ch)
+		if sub := s.subs[i]; sub.index != pending {
+			var self *hub.Member
+			if sub.member != "" {
+				self = &hub.Member{ID: sub.member}
+			}
+			s.succeeded(sub.ch, s.env.Hub.Snapshot(sub.ch, self).Members)
 		}
 		return
 	}
@@ -37,7 +42,7 @@ func (s Call) subscribe(msg pusher.Message) {
 		s.joinPresence(name, req.ChannelData)
 		return
 	}
-	s.join(name, "")
+	s.join(name)
 }
 
 // checkChannel validates a channel name; a server-to-user channel is only
@@ -50,13 +55,17 @@ func (s Call) checkChannel(name string, kind pusher.Kind) error {
 }
 
 // join subscribes the connection to a channel it has been allowed on,
-// answering once the channel receives other nodes' events too.
-func (s Call) join(name, member string) {
-	ch := s.env.Hub.Acquire(s.app.ID, name)
+// answering once the channel receives other nodes' events too and the node
+// knows what a new subscriber is told (a cache channel's last event).
+func (s Call) join(name string) {
+	h, shard := s.env.Hub, s.conn.Shard()
+	ch := h.Acquire(s.app.ID, name)
 	s.whenReady(ch, func() {
-		s.attach(ch, member)
-		s.succeeded(ch)
-		s.afterJoin(ch)
+		h.Prepare(ch, shard, func() {
+			if s.dropPending(ch) {
+				s.joined(ch, nil)
+			}
+		})
 	})
 }
 
@@ -65,20 +74,40 @@ func (s Call) join(name, member string) {
 // find it) but not in the hub's lists.
 const pending = -1
 
-// whenReady runs f on the connection's goroutine once ch is ready, unless
-// the subscription was cancelled meanwhile (unsubscribe or close, which
-// release the channel themselves).
+// whenReady records a pending subscription to ch and runs f on the
+// connection's goroutine once ch is ready, unless the subscription was
+// cancelled meanwhile (unsubscribe or close, which release the channel
+// themselves). f ends the pending subscription with dropPending.
 func (s Call) whenReady(ch *hub.Channel, f func()) {
 	s.subs = append(s.subs, subscription{ch: ch, index: pending})
 	s.env.Hub.WhenReady(ch, s.conn.Shard(), func() {
-		if s.dropPending(ch) {
+		if s.isPending(ch) {
 			f()
 		}
 	})
 }
 
+// pendingIndex returns the index of the pending subscription to channel,
+// or -1.
+func (s Call) pendingIndex(channel string) int {
+	if i := s.find(channel); i >= 0 && s.subs[i].index == pending {
+		return i
+	}
+	return -1
+}
+
+// isPending reports whether ch's subscription is still pending.
+func (s Call) isPending(ch *hub.Channel) bool {
+	for i := range s.subs {
+		if s.subs[i].ch == ch && s.subs[i].index == pending {
+			return true
+		}
+	}
+	return false
+}
+
 // dropPending removes ch's pending subscription and reports whether there
-// was one.
+// was one; false means it was cancelled.
 func (s Call) dropPending(ch *hub.Channel) bool {
 	for i := range s.subs {
 		if s.subs[i].ch == ch && s.subs[i].index == pending {
@@ -92,34 +121,60 @@ func (s Call) dropPending(ch *hub.Channel) bool {
 	return false
 }
 
-// attach adds the connection to ch's subscribers; ch was acquired for it.
-func (s Call) attach(ch *hub.Channel, member string) {
-	index := s.env.Hub.Attach(ch, s.conn.Shard(), s.conn)
-	s.subs = append(s.subs, subscription{ch: ch, index: int32(index), member: member})
-}
-
-// succeeded sends pusher_internal:subscription_succeeded for ch.
-func (s Call) succeeded(ch *hub.Channel) {
-	if pusher.KindOf(ch.Name()).IsPresence() {
-		s.send(pusher.AppendPresenceSucceeded(nil, ch.Name(), s.env.Hub.MemberInfos(ch)))
-		return
+// joined adds the connection to ch's subscribers (ch was acquired for it;
+// self is its presence member, or nil) and tells the client: succeeded,
+// then a cache channel's last event or a cache miss, then the new count
+// where the app wants counts. Then the messages that waited are handled.
+func (s Call) joined(ch *hub.Channel, self *hub.Member) {
+	j := s.env.Hub.AttachNew(ch, s.conn.Shard(), s.conn, self)
+	member := ""
+	if self != nil {
+		member = self.ID
 	}
-	s.send(pusher.AppendSubscriptionSucceeded(nil, ch.Name()))
-}
-
-// afterJoin replays a cache channel's last event (or says it has none) and
-// announces the new subscription count where the app asks for counts.
-func (s Call) afterJoin(ch *hub.Channel) {
-	name := ch.Name()
-	if pusher.KindOf(name).IsCache() {
-		if frame, ok := s.env.Hub.CachedFrame(s.app.ID, name); ok {
-			s.conn.Send(frame)
+	s.subs = append(s.subs, subscription{ch: ch, index: int32(j.Index), member: member})
+	s.succeeded(ch, j.Members)
+	if name := ch.Name(); pusher.KindOf(name).IsCache() {
+		if j.Cached != nil {
+			s.conn.Send(j.Cached)
 		} else {
 			s.send(pusher.AppendCacheMiss(nil, name))
 			s.env.CacheMiss(s.app.ID, name)
 		}
 	}
 	s.countChanged(ch)
+	s.resume()
+}
+
+// attach adds the connection to ch's subscribers; ch was acquired for it.
+func (s Call) attach(ch *hub.Channel, member string) {
+	index := s.env.Hub.Attach(ch, s.conn.Shard(), s.conn)
+	s.subs = append(s.subs, subscription{ch: ch, index: int32(index), member: member})
+}
+
+// succeeded sends pusher_internal:subscription_succeeded for ch, with the
+// members of a presence channel.
+func (s Call) succeeded(ch *hub.Channel, members []hub.Member) {
+	if pusher.KindOf(ch.Name()).IsPresence() {
+		s.send(pusher.AppendPresenceSucceeded(nil, ch.Name(), memberInfos(members)))
+		return
+	}
+	s.send(pusher.AppendSubscriptionSucceeded(nil, ch.Name()))
+}
+
+// memberInfos yields members as user id and user_info pairs (nil info for
+// a member that gave none).
+func memberInfos(members []hub.Member) iter.Seq2[string, json.RawMessage] {
+	return func(yield func(string, json.RawMessage) bool) {
+		for _, m := range members {
+			var info json.RawMessage
+			if m.Info != "" {
+				info = json.RawMessage(m.Info)
+			}
+			if !yield(m.ID, info) {
+				return
+			}
+		}
+	}
 }
 
 // countChanged sends pusher_internal:subscription_count when the app wants
@@ -139,6 +194,7 @@ func (s Call) unsubscribe(msg pusher.Message) {
 	}
 	if i := s.find(name); i >= 0 && !strings.HasPrefix(name, "#") {
 		s.leave(i)
+		s.resume()
 	}
 }
 
@@ -156,8 +212,8 @@ func (s Call) leave(i int) {
 		return
 	}
 	h.Detach(sub.ch, s.conn.Shard(), int(sub.index))
-	if sub.member != "" && h.Leave(sub.ch, sub.member) {
-		s.memberEvent(sub.ch, "pusher_internal:member_removed", memberJSON(sub.member, ""), "")
+	if sub.member != "" {
+		h.Leave(sub.ch, sub.member)
 	}
 	h.Release(sub.ch)
 	s.countChanged(sub.ch)
