@@ -79,6 +79,8 @@ type Redis struct {
 	subs     subQueue
 	awaiting awaiting
 	dropped  atomic.Int64
+	dupes    atomic.Int64 // messages from other nodes received twice
+	seen     seen         // owned by receiveLoop
 
 	link     link     // is Redis reachable, since when, what to do about it
 	ops      chan *op // presence and user changes, for opsLoop
@@ -171,6 +173,10 @@ func (r *Redis) Ready() error {
 // Dropped returns how many outbound messages were dropped because the
 // outbox was full.
 func (r *Redis) Dropped() int64 { return r.dropped.Load() }
+
+// Duplicates returns how many messages from other nodes arrived twice and
+// were delivered once.
+func (r *Redis) Duplicates() int64 { return r.dupes.Load() }
 
 // key joins the prefix and parts with ':'.
 func (r *Redis) key(parts ...string) string {
