@@ -11,7 +11,8 @@ import (
 )
 
 // stateChange bounds how long a node may take to notice that Redis went
-// away or came back: one heartbeat period (5 s) plus its 2 s timeout, twice.
+// away or came back: one heartbeat period (5 s) plus its 3 s wait for a
+// reply, twice, with room to spare; no assertion depends on it.
 const stateChange = 20 * time.Second
 
 // crossRetry is how long crossUntilDelivered waits for each event it
