@@ -21,6 +21,8 @@ type State struct {
 
 // inMemory is implemented by the hub's own stores: they answer at once from
 // this process, so the hub may call them on any goroutine, loops included.
+// A store that embeds one of them would count as in memory too: a store
+// elsewhere keeps them in a field (as the cluster's local shares do).
 type inMemory interface{ inMemory() }
 
 // SetState makes the hub keep its shared state in s; a nil field keeps the
