@@ -41,7 +41,9 @@ func TestRedisRestart(t *testing.T) {
 	o.waitReady(http.StatusServiceUnavailable, "degraded:")
 	o.during()
 	o.redis.Start()
+	back := time.Now()
 	o.waitReady(http.StatusOK, "ready")
+	t.Logf("GET /ready answered 200 on both nodes %v after Redis answered PING again", time.Since(back).Round(time.Millisecond))
 	o.resumes()
 	o.stateRewritten()
 	if _, ok := o.sB.Find(testutil.Named("during-a")); !ok {
