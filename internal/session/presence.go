@@ -22,9 +22,9 @@ func (s Call) joinPresence(name, channelData string) {
 	h, shard := s.env.Hub, s.conn.Shard()
 	self := hub.Member{ID: m.UserID, Info: string(m.UserInfo)}
 	ch := h.Acquire(s.app.ID, name)
-	s.whenReady(ch, func() {
+	s.whenReady(ch, func(w uint32) {
 		h.Join(ch, shard, self, s.app.MaxPresenceMembers, s.SocketID(), func(err error) {
-			s.joinedPresence(ch, self, err)
+			s.joinedPresence(ch, w, self, err)
 		})
 	})
 }
@@ -32,9 +32,9 @@ func (s Call) joinPresence(name, channelData string) {
 // joinedPresence answers a presence join once the store has: the
 // connection becomes a member, or gets a subscription_error. A join
 // cancelled meanwhile (unsubscribe, close) is undone in the store.
-func (s Call) joinedPresence(ch *hub.Channel, self hub.Member, err error) {
+func (s Call) joinedPresence(ch *hub.Channel, w uint32, self hub.Member, err error) {
 	h := s.env.Hub
-	if !s.dropPending(ch) {
+	if !s.dropPending(ch, w) {
 		if err == nil {
 			h.Leave(ch, self.ID)
 		}

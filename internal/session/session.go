@@ -55,12 +55,14 @@ type Session struct {
 	x      *extra // the signed-in user and messages that wait, or nil
 	rate   rateWindow
 	closed bool
+	waits  uint32 // joins that have waited so far, to number them
 }
 
 // subscription is one channel the connection has joined.
 type subscription struct {
 	ch     *hub.Channel
 	index  int32  // position in the channel's list for our shard
+	wait   uint32 // a pending subscription's wait (see whenReady)
 	member string // presence user id; "" on other channels
 }
 

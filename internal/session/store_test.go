@@ -2,8 +2,10 @@ package session
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,10 +21,11 @@ import (
 // gate is a shared state whose presence and users calls wait while it is
 // shut (or until their deadline), then answer from memory.
 type gate struct {
-	mu       sync.Mutex
-	open     chan struct{} // closed while the gate is open
-	presence *hub.MemoryPresence
-	users    *hub.MemoryUsers
+	mu        sync.Mutex
+	open      chan struct{} // closed while the gate is open
+	failJoins atomic.Int32  // how many of the next joins fail
+	presence  *hub.MemoryPresence
+	users     *hub.MemoryUsers
 }
 
 func newGate() *gate {
@@ -58,6 +61,9 @@ func (g *gate) wait(ctx context.Context) error {
 func (g *gate) Join(ctx context.Context, app, ch string, m hub.Member, max int) (bool, error) {
 	if err := g.wait(ctx); err != nil {
 		return false, err
+	}
+	if g.failJoins.Add(-1) >= 0 {
+		return false, errors.New("refused")
 	}
 	return g.presence.Join(ctx, app, ch, m, max)
 }
@@ -223,4 +229,25 @@ func TestSigninWaitsForTheStore(t *testing.T) {
 	q.drain(t, 1)
 	r.expect(pusherError(0, "sign-in failed, try again: the cluster's shared state did not answer: context deadline exceeded"),
 		subscriptionError("presence-r", "InvalidChannelData", "The channel_data must be a JSON object.", 400))
+}
+
+// TestRejoinWhileTheStoreWaits: a join cancelled and made again before
+// the store's answers are handled (on a channel another subscriber keeps)
+// is answered by the second answer: the first one's failure is not taken
+// for it.
+func TestRejoinWhileTheStoreWaits(t *testing.T) {
+	f, g, q := gatedFixture(t, testutil.ReadTimeout)
+	g.release()
+	watcher, r := f.connect(), f.connect()
+	watcher.send(signed("presence-r", `{"user_id":"w"}`)(watcher))
+	q.drain(t, 1)
+	g.failJoins.Store(1)
+	r.send(signed("presence-r", alice)(r))
+	testutil.Eventually(t, testutil.ReadTimeout, "the failed join's answer", func() bool { return len(q.fs) == 1 })
+	r.send(`{"event":"pusher:unsubscribe","data":{"channel":"presence-r"}}`)
+	r.send(signed("presence-r", alice)(r))
+	testutil.Eventually(t, testutil.ReadTimeout, "the second join's answer", func() bool { return len(q.fs) == 3 })
+	q.drain(t, 3) // the failed answer, alice's member_added, the second answer
+	r.expect(event("pusher_internal:subscription_succeeded", "presence-r",
+		`{"presence":{"ids":["alice","w"],"hash":{"alice":{"name":"Alice"},"w":null},"count":2}}`))
 }

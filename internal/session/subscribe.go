@@ -60,9 +60,9 @@ func (s Call) checkChannel(name string, kind pusher.Kind) error {
 func (s Call) join(name string) {
 	h, shard := s.env.Hub, s.conn.Shard()
 	ch := h.Acquire(s.app.ID, name)
-	s.whenReady(ch, func() {
+	s.whenReady(ch, func(w uint32) {
 		h.Prepare(ch, shard, func() {
-			if s.dropPending(ch) {
+			if s.dropPending(ch, w) {
 				s.joined(ch, nil)
 			}
 		})
@@ -77,12 +77,16 @@ const pending = -1
 // whenReady records a pending subscription to ch and runs f on the
 // connection's goroutine once ch is ready, unless the subscription was
 // cancelled meanwhile (unsubscribe or close, which release the channel
-// themselves). f ends the pending subscription with dropPending.
-func (s Call) whenReady(ch *hub.Channel, f func()) {
-	s.subs = append(s.subs, subscription{ch: ch, index: pending})
+// themselves). f gets the wait's number, and ends the pending subscription
+// with dropPending: an answer to a wait cancelled and begun again must not
+// be taken for the answer to the new one.
+func (s Call) whenReady(ch *hub.Channel, f func(wait uint32)) {
+	s.waits++
+	w := s.waits
+	s.subs = append(s.subs, subscription{ch: ch, index: pending, wait: w})
 	s.env.Hub.WhenReady(ch, s.conn.Shard(), func() {
-		if s.isPending(ch) {
-			f()
+		if s.isPending(ch, w) {
+			f(w)
 		}
 	})
 }
@@ -96,21 +100,21 @@ func (s Call) pendingIndex(channel string) int {
 	return -1
 }
 
-// isPending reports whether ch's subscription is still pending.
-func (s Call) isPending(ch *hub.Channel) bool {
+// isPending reports whether wait w for ch is still under way.
+func (s Call) isPending(ch *hub.Channel, w uint32) bool {
 	for i := range s.subs {
-		if s.subs[i].ch == ch && s.subs[i].index == pending {
+		if s.subs[i].ch == ch && s.subs[i].index == pending && s.subs[i].wait == w {
 			return true
 		}
 	}
 	return false
 }
 
-// dropPending removes ch's pending subscription and reports whether there
-// was one; false means it was cancelled.
-func (s Call) dropPending(ch *hub.Channel) bool {
+// dropPending ends wait w for ch and reports whether it was under way;
+// false means it was cancelled.
+func (s Call) dropPending(ch *hub.Channel, w uint32) bool {
 	for i := range s.subs {
-		if s.subs[i].ch == ch && s.subs[i].index == pending {
+		if s.subs[i].ch == ch && s.subs[i].index == pending && s.subs[i].wait == w {
 			last := len(s.subs) - 1
 			s.subs[i] = s.subs[last]
 			s.subs[last] = subscription{}
