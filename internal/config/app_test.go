@@ -132,7 +132,7 @@ func BenchmarkAppByID(b *testing.B) {
 func BenchmarkLoadExample(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Parse([]byte(Example), nil); err != nil {
+		if _, err := Parse([]byte(Example()), nil); err != nil {
 			b.Fatal(err)
 		}
 	}

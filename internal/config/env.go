@@ -1,178 +1,123 @@
 package config
 
 import (
+	"errors"
+	"reflect"
 	"strings"
-	"time"
 )
 
 // envPrefix marks the environment variables Load reads. A variable with
-// this prefix that Load does not know is reported in Config.Warnings rather
+// this prefix that names no setting is reported in Config.Warnings rather
 // than refused: platforms set such variables themselves (Kubernetes gives
 // every pod ROOST_PORT, ROOST_SERVICE_HOST... for a Service named "roost"),
 // and a server must not refuse to start because of them.
 const envPrefix = "ROOST_"
 
-// The variables that together define one app, replacing the file's apps.
-const (
-	envAppID           = "ROOST_APP_ID"
-	envAppKey          = "ROOST_APP_KEY"
-	envAppSecret       = "ROOST_APP_SECRET"
-	envAppClientEvents = "ROOST_APP_CLIENT_EVENTS"
-)
-
-// envSetter parses one variable's value into its field.
-type envSetter func(value string) error
-
-// envLoader applies ROOST_* variables to cfg; the app variables are
-// gathered in app and applied together at the end.
-type envLoader struct {
-	cfg    *Config
-	app    App
-	appSet bool
+// textSource is a source that gives settings as text, by name: the
+// environment or the command line. Both are read by one walk of the schema,
+// so that a setting's variable and its flag cannot parse differently.
+type textSource struct {
+	values  map[string]string
+	name    func(*field) string // the setting's name in this source; "" if none
+	label   func(string) string // how errors name the setting: "ROOST_X", "--x"
+	origins origins
+	errs    []error
 }
 
-// applyEnv overrides c's fields from environ ("NAME=value" entries, as
-// os.Environ returns). As with os.Getenv, the first entry for a name wins;
-// an empty value counts as unset, so `ROOST_X=${X}` in a compose file is
-// harmless when X is not set.
-func applyEnv(c *Config, environ []string) error {
-	l := envLoader{cfg: c}
-	seen := make(map[string]bool)
+// envSource returns the ROOST_* variables of environ ("NAME=value" entries,
+// as os.Environ returns them), and warnings for those that are no setting.
+// As with os.Getenv, the first entry for a name wins.
+func envSource(environ []string, o origins) (*textSource, []string) {
+	values := make(map[string]string)
+	var warnings []string
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
-		if !ok || !strings.HasPrefix(name, envPrefix) || seen[name] {
+		if _, dup := values[name]; !ok || !strings.HasPrefix(name, envPrefix) || dup {
 			continue
 		}
-		seen[name] = true
-		if err := l.apply(name, value); err != nil {
-			return err
+		values[name] = value
+		if !envNames()[name] {
+			warnings = append(warnings, name+" is not a roost setting and was ignored")
 		}
 	}
-	return l.finish()
+	src := &textSource{values: values, origins: o,
+		name:  func(f *field) string { return f.env },
+		label: func(name string) string { return name }}
+	return src, warnings
 }
 
-// apply sets one variable, naming it in any error.
-func (l *envLoader) apply(name, value string) error {
-	set := l.setter(name)
-	if set == nil {
-		l.cfg.Warnings = append(l.cfg.Warnings, name+" is not a roost setting and was ignored")
-		return nil
-	}
-	if value == "" {
-		return nil
-	}
-	if err := set(value); err != nil {
-		return &FieldError{Field: name, Err: err}
-	}
-	return nil
-}
-
-// setter returns the parser for a ROOST_* variable, or nil if there is no
-// such variable.
-func (l *envLoader) setter(name string) envSetter {
-	c := l.cfg
-	switch name {
-	case "ROOST_ADDR":
-		return setString(&c.Addr)
-	case "ROOST_TRANSPORT":
-		return setString(&c.Transport)
-	case "ROOST_LOOPS":
-		return setInt(&c.Loops)
-	case "ROOST_ACTIVITY_TIMEOUT":
-		return setDuration(&c.ActivityTimeout)
-	case "ROOST_PONG_WAIT":
-		return setDuration(&c.PongWait)
-	case "ROOST_SHUTDOWN_TIMEOUT":
-		return setDuration(&c.ShutdownTimeout)
-	case "ROOST_GC_PERCENT":
-		return setInt(&c.GCPercent)
-	case "ROOST_TLS_CERT":
-		return setString(&c.TLS.CertFile)
-	case "ROOST_TLS_KEY":
-		return setString(&c.TLS.KeyFile)
-	}
-	return l.limitSetter(name)
-}
-
-// limitSetter continues setter with the limits variables.
-func (l *envLoader) limitSetter(name string) envSetter {
-	c := l.cfg
-	switch name {
-	case "ROOST_MAX_MESSAGE_SIZE":
-		return setSize(&c.Limits.MaxMessageSize)
-	case "ROOST_WRITE_BACKLOG":
-		return setSize(&c.Limits.WriteBacklog)
-	case "ROOST_WRITE_TIMEOUT":
-		return setDuration(&c.Limits.WriteTimeout)
-	case "ROOST_LOG_LEVEL":
-		return setString(&c.Log.Level)
-	case "ROOST_LOG_FORMAT":
-		return setString(&c.Log.Format)
-	case "ROOST_REDIS_URL":
-		return setString(&c.Redis.URL)
-	case "ROOST_REDIS_PREFIX":
-		return setString(&c.Redis.Prefix)
-	}
-	return l.appSetter(name)
-}
-
-// appSetter continues setter with the ROOST_APP_* variables.
-func (l *envLoader) appSetter(name string) envSetter {
-	var set envSetter
-	switch name {
-	case envAppID:
-		set = setString(&l.app.ID)
-	case envAppKey:
-		set = setString(&l.app.Key)
-	case envAppSecret:
-		set = setString(&l.app.Secret)
-	case envAppClientEvents:
-		set = setBool(&l.app.ClientEvents)
-	default:
-		return nil
-	}
-	return func(v string) error { l.appSet = true; return set(v) }
-}
-
-// finish replaces the apps with the one the ROOST_APP_* variables define,
-// if any were set; id, key and secret must all be present.
-func (l *envLoader) finish() error {
-	if !l.appSet {
-		return nil
-	}
-	required := []struct{ name, value string }{
-		{envAppID, l.app.ID}, {envAppKey, l.app.Key}, {envAppSecret, l.app.Secret},
-	}
-	for _, r := range required {
-		if r.value == "" {
-			return fieldErr(r.name, 0, "not set; %s, %s and %s must be set together", envAppID, envAppKey, envAppSecret)
+// apply sets the settings under fields, in struct s at path, from the
+// source. An empty value counts as unset, so `ROOST_X=${X}` in a compose
+// file is harmless when X is not set. It reports whether it set any.
+func (t *textSource) apply(fields []*field, s reflect.Value, path string) bool {
+	set := false
+	for _, f := range fields {
+		p, x := joinPath(path, f.key), s.Field(f.index)
+		switch {
+		case f.list != nil:
+			set = t.list(f, x, p) || set
+		case !f.isSetting():
+			set = t.apply(f.fields, x, p) || set
+		default:
+			set = t.setting(f, x, p) || set
 		}
 	}
-	l.cfg.Apps = []App{l.app}
-	return nil
+	return set
 }
 
-// setString returns a setter that stores the value as is.
-func setString(p *string) envSetter {
-	return func(v string) error { *p = v; return nil }
+// setting sets one value, if the source gives it.
+func (t *textSource) setting(f *field, x reflect.Value, path string) bool {
+	name := t.name(f)
+	raw := t.values[name]
+	if name == "" || raw == "" {
+		return false
+	}
+	v, err := f.kind.text(raw)
+	if err != nil {
+		t.errs = append(t.errs, &FieldError{Field: path, Source: t.label(name), Err: err})
+		return false
+	}
+	x.Set(reflect.ValueOf(v))
+	t.origins.set(path, origin{source: t.label(name)})
+	return true
 }
 
-// setInt returns a setter that parses a decimal integer.
-func setInt(p *int) envSetter {
-	return func(v string) error { return parseInt(v, p) }
+// list reads one entry of a list of sections: if the source sets any of its
+// settings (ROOST_APP_*), that entry replaces the whole list, and every
+// setting of it is said to come from its own name, set or not, so that a
+// missing ROOST_APP_SECRET is reported as such.
+func (t *textSource) list(f *field, x reflect.Value, path string) bool {
+	entry := reflect.New(f.list).Elem()
+	p := indexPath(path, 0)
+	scratch := &textSource{values: t.values, name: t.name, label: t.label, origins: origins{}}
+	set := scratch.apply(f.fields, entry, p)
+	t.errs = append(t.errs, scratch.errs...)
+	if !set {
+		return false
+	}
+	t.origins.forget(path)
+	t.nameAll(f.fields, p)
+	for k, o := range scratch.origins {
+		t.origins.set(k, o)
+	}
+	list := reflect.MakeSlice(x.Type(), 1, 1)
+	list.Index(0).Set(entry)
+	x.Set(list)
+	return true
 }
 
-// setSize returns a setter that parses a byte count ("65536", "64KiB").
-func setSize(p *int) envSetter {
-	return func(v string) error { return parseSize(v, p) }
+// nameAll records every setting under fields, at path, as coming from its
+// name in this source.
+func (t *textSource) nameAll(fields []*field, path string) {
+	for _, f := range fields {
+		p := joinPath(path, f.key)
+		if f.isSetting() && t.name(f) != "" {
+			t.origins.set(p, origin{source: t.label(t.name(f))})
+		} else if f.list == nil {
+			t.nameAll(f.fields, p)
+		}
+	}
 }
 
-// setDuration returns a setter that parses a Go duration ("120s").
-func setDuration(p *time.Duration) envSetter {
-	return func(v string) error { return parseDuration(v, p) }
-}
-
-// setBool returns a setter that parses true or false.
-func setBool(p *bool) envSetter {
-	return func(v string) error { return parseBool(v, p) }
-}
+// err returns every problem the source had, joined.
+func (t *textSource) err() error { return errors.Join(t.errs...) }

@@ -9,7 +9,7 @@ import (
 // accepts is a valid, fully defaulted Config.
 func FuzzLoad(f *testing.F) {
 	for _, seed := range []string{
-		Example, fullYAML, "", "~", "addr: a\naddr: b\n", "apps: [{id: a, key: k, secret: s}]\n",
+		Example(), fullYAML, "", "~", "addr: a\naddr: b\n", "apps: [{id: a, key: k, secret: s}]\n",
 		"limits: &l {max_message_size: 1KiB}\nx: *l\n", "- 1\n", "a: 1\n---\nb: 2\n",
 		"activity_timeout: 1500ms\n", "apps: [{id: 0123, key: 1e3, secret: true, enabled: ~}]\n",
 		"log: {level: debug, format: json}\nredis: {url: \"rediss://h:1\"}\n",
@@ -38,8 +38,7 @@ func FuzzParseSize(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		n := -1
-		err := parseSize(s, &n)
+		n, err := parseSize(s)
 		if err == nil && n < 0 {
 			t.Fatalf("parseSize(%q) = %d", s, n)
 		}
