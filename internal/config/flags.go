@@ -17,8 +17,13 @@ type Flags struct {
 // by Load, so a bad one is reported like any setting: by its path and as
 // "--name".
 func RegisterFlags(fs *flag.FlagSet) *Flags {
+	return registerFlags(fs, schema())
+}
+
+// registerFlags declares the flags of the settings under fields.
+func registerFlags(fs *flag.FlagSet, fields []*field) *Flags {
 	fl := &Flags{values: make(map[string]string)}
-	for _, f := range settings(schema()) {
+	for _, f := range settings(fields) {
 		if f.flag != "" {
 			fs.Var(flagValue{fl, f.flag}, f.flag, flagUsage(f))
 		}

@@ -36,7 +36,7 @@ func load(file string, data []byte, environ []string, flags *Flags) (Config, err
 	root := reflect.ValueOf(&c).Elem()
 	o := origins{}
 	yr := yamlReader{file: file, origins: o}
-	if err := yr.decode(data, root); err != nil {
+	if err := yr.decode(data, schema(), root); err != nil {
 		return Config{}, err
 	}
 	env, warnings := envSource(environ, o)

@@ -92,6 +92,10 @@ func newField(sf reflect.StructField, index int, path string) *field {
 		f.fields = structFields(t.Elem(), path+"[]")
 	default:
 		f.setting(sf)
+		return f
+	}
+	if f.help == "" {
+		panic(fmt.Sprintf("config: section %s has no help tag", path))
 	}
 	return f
 }
@@ -104,9 +108,23 @@ func (f *field) setting(sf reflect.StructField) {
 		panic(fmt.Sprintf("config: %s: no kind of setting reads a %s", f.path, sf.Type))
 	}
 	f.env, f.flag, f.def, f.example = tag.Get("env"), tag.Get("flag"), tag.Get("default"), tag.Get("example")
+	f.require(tag)
 	f.parseDefault(sf.Type)
 	for spec := range strings.SplitSeq(tag.Get("check"), ",") {
 		f.addRule(strings.TrimSpace(spec))
+	}
+}
+
+// require checks that the tags every setting needs are there: a variable,
+// help, and a default (perhaps "") so the docs can show it.
+func (f *field) require(tag reflect.StructTag) {
+	for _, name := range []string{"env", "help", "default"} {
+		if _, ok := tag.Lookup(name); !ok {
+			panic(fmt.Sprintf("config: %s has no %s tag", f.path, name))
+		}
+	}
+	if !strings.HasPrefix(f.env, envPrefix) {
+		panic(fmt.Sprintf("config: %s: variable %q does not start with %s", f.path, f.env, envPrefix))
 	}
 }
 

@@ -24,9 +24,9 @@ type yamlReader struct {
 	errs    []error
 }
 
-// decode reads data, one YAML document, into the Config in root. An empty
-// file, or one that is only comments, sets nothing.
-func (r *yamlReader) decode(data []byte, root reflect.Value) error {
+// decode reads data, one YAML document, into root, the struct that fields
+// describe. An empty file, or one that is only comments, sets nothing.
+func (r *yamlReader) decode(data []byte, fields []*field, root reflect.Value) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
@@ -46,7 +46,7 @@ func (r *yamlReader) decode(data []byte, root reflect.Value) error {
 	if n := resolve(doc.Content[0]); !isNull(n) && n.Kind != yaml.MappingNode {
 		return r.docError(fmt.Errorf("line %d: the file must be a mapping of settings, got %s", n.Line, describe(n)))
 	}
-	r.section(doc.Content[0], schema(), root, "")
+	r.section(doc.Content[0], fields, root, "")
 	return errors.Join(r.errs...)
 }
 
