@@ -8,7 +8,7 @@
 // no configuration at all; a file or variables serve real deployments.
 //
 // Each setting is declared once, as a struct field whose tags give its YAML
-// key, variable, flag, default, checks and help (see field). Everything
+// key, variable, flag, default, checks and help (schema.go lists the tags). Everything
 // else is generated from that declaration: reading the file, the variables
 // and the flags, applying defaults, validating, the example file Example
 // returns, the variable list EnvUsage writes and the Markdown table of
