@@ -92,6 +92,11 @@ func TestErrorNamesTheSourceWhoseValueWon(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "config: pong_wait (ROOST_PONG_WAIT): must be > 0") {
 		t.Fatalf("err = %v", err)
 	}
+	// ROOST_APP_* replace the file's apps: none of their lines may be named.
+	_, err = loadWithFlags(t, "apps:\n  - {id: a, key: k, secret: s}\n", []string{"ROOST_APP_ID=b", "ROOST_APP_KEY=k"})
+	if err == nil || err.Error() != "config: apps[0].secret (ROOST_APP_SECRET): must not be empty" {
+		t.Fatalf("err = %v", err)
+	}
 	_, err = loadWithFlags(t, "\npong_wait: -1s\n", []string{"ROOST_ADDR=:1"})
 	if err == nil || !strings.Contains(err.Error(), "config: pong_wait (") || !strings.Contains(err.Error(), "roost.yaml:2): must be > 0") {
 		t.Fatalf("err = %v", err)
