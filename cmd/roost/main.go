@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	roost serve [--addr HOST:PORT] [--config FILE] [--transport auto|epoll|portable] [--tls-cert F --tls-key F]
+//	roost serve [--config FILE] [--addr HOST:PORT] [flags]   (roost serve --help lists every setting)
 //	roost bench idle|fanout|churn|report [flags]
 //	roost version
 package main
