@@ -15,7 +15,7 @@ E2E_DEPS := e2e/node_modules/.package-lock.json
 # x.y.z without a "v"; empty keeps the source's development version.
 PKG        := github.com/roostproject/roost
 VERSION    ?=
-COMMIT     ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+COMMIT     ?= $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEAD || c=$$c-dirty; echo $$c; })
 # SOURCE_DATE_EPOCH (reproducible-builds.org) pins the date; else now, UTC.
 BUILD_DATE ?= $(shell if [ -n "$$SOURCE_DATE_EPOCH" ]; then \
                 date -u -d "@$$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ 2>/dev/null || date -u -r "$$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ; \
