@@ -5,6 +5,8 @@ import (
 	"context"
 	"debug/buildinfo"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/url"
 	"os"
@@ -14,6 +16,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -175,10 +178,10 @@ func splitHostPort(t *testing.T, addr string) (string, string) {
 // it with the STOPSIGNAL. Only the listen port differs: 127.0.0.1:0
 // instead of the image's fixed one.
 func TestImageRuns(t *testing.T) {
-	final, build := dockerfile(t)
+	final, _ := dockerfile(t)
 	im := parseImage(t, final)
-	dir := t.TempDir()
-	bin := buildAsDockerfile(t, build, dir)
+	bin := imageBinary(t)
+	dir := filepath.Dir(bin)
 
 	env := environ("ROOST_APP_ID=image-test", "ROOST_APP_KEY=image-test-key", "ROOST_APP_SECRET=image-test-secret")
 	for k, v := range im.env {
@@ -227,14 +230,34 @@ func TestImageRuns(t *testing.T) {
 	}
 }
 
-// buildAsDockerfile runs the Dockerfile's build command in the repository
-// root for this machine's platform, writing the binary into dir.
-func buildAsDockerfile(t *testing.T, build, dir string) string {
+// built is the roost binary imageBinary builds once for the package's
+// tests, in a directory TestMain removes.
+var built struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// imageBinary returns roost built by the Dockerfile's build command for
+// this machine's platform, building it on first use.
+func imageBinary(t *testing.T) string {
 	t.Helper()
-	if build == "" {
-		t.Fatal("the Dockerfile has no RUN make static step")
+	built.once.Do(func() {
+		_, build := dockerfile(t)
+		built.path, built.err = buildAsDockerfile(build, filepath.Join(tempRoot, "roost"))
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	bin := filepath.Join(dir, "roost")
+	return built.path
+}
+
+// buildAsDockerfile runs the Dockerfile's build command in the repository
+// root, writing the binary to bin.
+func buildAsDockerfile(build, bin string) (string, error) {
+	if build == "" {
+		return "", errors.New("the Dockerfile has no RUN make static step")
+	}
 	args := map[string]string{"TARGETOS": runtime.GOOS, "TARGETARCH": runtime.GOARCH, "VERSION": "0.0.0-image-test", "COMMIT": "image-test"}
 	line := strings.Replace(os.Expand(build, func(k string) string { return args[k] }), "OUT=/out/roost", "OUT="+bin, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -242,18 +265,18 @@ func buildAsDockerfile(t *testing.T, build, dir string) string {
 	sh := exec.CommandContext(ctx, "sh", "-c", line)
 	sh.Dir = repoPath(".")
 	if out, err := sh.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", line, err, out)
+		return "", fmt.Errorf("%s: %v\n%s", line, err, out)
 	}
 	bi, err := buildinfo.ReadFile(bin)
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	for _, s := range bi.Settings {
 		if s.Key == "CGO_ENABLED" && s.Value != "0" {
-			t.Fatalf("the image's binary is built with cgo: the static base image has no C library")
+			return "", errors.New("the image's binary is built with cgo: the static base image has no C library")
 		}
 	}
-	return bin
+	return bin, nil
 }
 
 // asImageUser makes cmd run as the image's USER when this process may
@@ -271,9 +294,7 @@ func asImageUser(t *testing.T, cmd *exec.Cmd, user, dir string) {
 	if len(ids) == 2 {
 		gid, _ = strconv.Atoi(ids[1])
 	}
-	for _, d := range []string{dir, filepath.Dir(dir)} { // t.TempDir() makes both 0700
-		os.Chmod(d, 0o755)
-	}
+	os.Chmod(dir, 0o755) // os.MkdirTemp makes it 0700
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
 }
 

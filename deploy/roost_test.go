@@ -19,6 +19,21 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// tempRoot holds files the package's tests share (the roost binary);
+// TestMain removes it.
+var tempRoot string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "roost-deploy-test-")
+	if err != nil {
+		panic(err)
+	}
+	tempRoot = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 // repoPath returns a path under the repository root.
 func repoPath(rel string) string { return filepath.Join("..", filepath.FromSlash(rel)) }
 
