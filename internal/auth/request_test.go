@@ -78,6 +78,32 @@ func TestVerifyRequestRefusals(t *testing.T) {
 	}
 }
 
+// TestVerifyQueryNeedsNoBody: the signature, key, version, timestamp and
+// the presence of body_md5 are decided from the query alone, so a server can
+// refuse before reading the body; only the body's MD5 waits for the body.
+func TestVerifyQueryNeedsNoBody(t *testing.T) {
+	if err := VerifyQuery("POST", "/apps/3/events", docQuery(), true, docSecret, docTime); err != nil {
+		t.Fatalf("doc vector refused before its body: %v", err)
+	}
+	noMD5 := docQuery()
+	noMD5.Del("body_md5")
+	if err := VerifyQuery("POST", "/apps/3/events", noMD5, true, docSecret, docTime); err == nil ||
+		!strings.Contains(err.Error(), "Missing body_md5") {
+		t.Fatalf("a body without body_md5: got %v", err)
+	}
+	forged := docQuery()
+	forged.Set("auth_signature", strings.Repeat("0", 64))
+	if err := VerifyQuery("POST", "/apps/3/events", forged, true, docSecret, docTime); err == nil {
+		t.Fatal("a forged signature passed without the body")
+	}
+	if err := CheckBodyMD5(docQuery(), []byte("other")); err == nil {
+		t.Fatal("CheckBodyMD5 accepted a body that is not the signed one")
+	}
+	if err := CheckBodyMD5(docQuery(), docBody); err != nil {
+		t.Fatalf("CheckBodyMD5 refused the signed body: %v", err)
+	}
+}
+
 func TestVerifyRequestWindowEdges(t *testing.T) {
 	for _, skew := range []time.Duration{-600 * time.Second, 0, 600 * time.Second} {
 		if err := VerifyRequest("POST", "/apps/3/events", docQuery(), docBody, docSecret, docTime.Add(skew)); err != nil {
