@@ -148,8 +148,10 @@ func TestCheckKey(t *testing.T) {
 }
 
 // FuzzVerifyRequest feeds arbitrary query strings and bodies: VerifyRequest
-// must never panic, and a request signed by SignRequest must verify unless
-// its parameters collide (a 400).
+// must never panic, must refuse whatever VerifyQuery refuses before the body
+// (so checking the query first never lets through what the whole check
+// would refuse), and a request signed by SignRequest must verify unless its
+// parameters collide (a 400).
 func FuzzVerifyRequest(f *testing.F) {
 	f.Add(mustEncode(docQuery()), string(docBody))
 	f.Add("info=user_count&filter_by_prefix=presence-", "")
@@ -161,7 +163,14 @@ func FuzzVerifyRequest(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_ = VerifyRequest("POST", "/apps/1/events", q, []byte(body), "secret", docTime)
+		whole := VerifyRequest("POST", "/apps/1/events", q, []byte(body), "secret", docTime)
+		early := VerifyQuery("POST", "/apps/1/events", q, body != "", "secret", docTime)
+		if early != nil && whole == nil {
+			t.Fatalf("VerifyQuery refused what VerifyRequest accepts: %v\nquery %q", early, rawQuery)
+		}
+		if early == nil && whole != nil && CheckBodyMD5(q, []byte(body)) == nil {
+			t.Fatalf("VerifyRequest refused with neither part refusing: %v", whole)
+		}
 		signed := SignRequest("POST", "/apps/1/events", q, []byte(body), "key", "secret", docTime)
 		err = VerifyRequest("POST", "/apps/1/events", signed, []byte(body), "secret", docTime)
 		var re *RequestError
