@@ -33,6 +33,11 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request, req *request,
 		return errBusy
 	}
 	req.reserved = size
+	if n := int(r.ContentLength); n > cap(*buf) {
+		// Room for the announced body at once: growing by doubling would
+		// leave up to as much again as garbage. The budget covers it.
+		*buf = make([]byte, 0, n+1) // +1: readAll needs room to see EOF
+	}
 	body, err := readAll(http.MaxBytesReader(w, r.Body, limit), (*buf)[:0])
 	*buf = body
 	if err != nil {
