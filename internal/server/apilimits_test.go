@@ -190,6 +190,22 @@ func TestSlowBodyIsCutAtDeadline(t *testing.T) {
 	q.closedByServer(t)
 }
 
+// TestStalledBodyOnAnyRouteIsBounded: outside the API too, a request whose
+// body stops coming is answered and its connection closed within the HTTP
+// server's read timeout, rather than held while net/http waits to drain it.
+func TestStalledBodyOnAnyRouteIsBounded(t *testing.T) {
+	s := startServer(t, "epoll", func(c *config.Config) {
+		c.Limits.HandshakeTimeout, c.Limits.APIBodyTimeout = 200*time.Millisecond, 200*time.Millisecond
+	})
+	for _, path := range []string{"/up", "/nothing-here"} {
+		q := open(t, s, "", "POST", path, "", eventBody, 3)
+		if status, _, _ := q.response(t); status < 400 {
+			t.Fatalf("POST %s: got %d, want a refusal", path, status)
+		}
+		q.closedByServer(t)
+	}
+}
+
 // TestUnauthenticatedRequestIsRefusedBeforeItsBody: a request that is not
 // signed by the app, names no app, or is stale gets its answer while the
 // client has sent only the headers, and its connection is closed.
