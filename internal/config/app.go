@@ -32,6 +32,14 @@ type App struct {
 	// MaxPresenceUserInfo caps the user_info of one presence member, in
 	// bytes of JSON; the default is Pusher's limit.
 	MaxPresenceUserInfo int `yaml:"max_presence_user_info" env:"ROOST_APP_MAX_PRESENCE_USER_INFO" default:"1KiB" unit:"bytes" check:"positive" help:"user_info of one presence member, as JSON"`
+	// MaxBackendEventsPerSec caps the events the app's backend may publish
+	// through the HTTP API per second on this node, counting an event once
+	// per channel it is sent to; a request over it is refused whole with
+	// 429. Zero value means unlimited.
+	MaxBackendEventsPerSec int `yaml:"max_backend_events_per_sec" env:"ROOST_APP_MAX_BACKEND_EVENTS_PER_SEC" default:"0" check:"min=0" help:"events per second the HTTP API publishes for the app on this node, one per channel of each; more get 429; 0 means unlimited"`
+	// MaxReadReqPerSec caps the app's HTTP API queries (the GET endpoints)
+	// per second on this node; more get 429. Zero value means unlimited.
+	MaxReadReqPerSec int `yaml:"max_read_req_per_sec" env:"ROOST_APP_MAX_READ_REQ_PER_SEC" default:"0" check:"min=0" help:"HTTP API queries (GET) per second for the app on this node; more get 429; 0 means unlimited"`
 }
 
 // IsEnabled reports whether the app accepts connections and API calls; a nil

@@ -124,6 +124,22 @@ type Limits struct {
 	// upgrade request and API requests.
 	MaxHeaderBytes int `yaml:"max_header_bytes" env:"ROOST_MAX_HEADER_BYTES" default:"16KiB" unit:"bytes" check:"positive" help:"largest HTTP request headers"`
 
+	// APIBodyTimeout bounds reading one HTTP API request body, counted
+	// from when the request has passed its signature check; a body still
+	// incomplete then is answered 408 and its connection closed.
+	APIBodyTimeout time.Duration `yaml:"api_body_timeout" env:"ROOST_API_BODY_TIMEOUT" default:"10s" check:"positive" help:"time to receive one HTTP API request body; slower ones get 408 and are disconnected"`
+
+	// APIRequestsPerIP caps the HTTP API requests one client address may
+	// have in progress at once; more get 429. Behind a proxy every client
+	// shares the proxy's address.
+	APIRequestsPerIP int `yaml:"api_requests_per_ip" env:"ROOST_API_REQUESTS_PER_IP" default:"32" check:"positive" help:"HTTP API requests one client address may have in progress at once; more get 429"`
+
+	// APIBodyMemory caps the bytes of HTTP API request bodies being
+	// received at once, across all clients, counting each body at its
+	// Content-Length (max_body_size when unknown); requests past it get
+	// 503. One request is always admitted when none is in progress.
+	APIBodyMemory int `yaml:"api_body_memory" env:"ROOST_API_BODY_MEMORY" default:"64MiB" unit:"bytes" check:"positive" help:"HTTP API request bodies being received at once, all clients together; more get 503"`
+
 	// ClientEventsPerSecond is how many client events one connection may
 	// send per second before it gets pusher:error 4301 (Pusher docs,
 	// "Client events").

@@ -24,6 +24,9 @@ func TestEveryFieldFromEnv(t *testing.T) {
 		"ROOST_WRITE_TIMEOUT=3s",
 		"ROOST_HANDSHAKE_TIMEOUT=2s",
 		"ROOST_MAX_HEADER_BYTES=8KiB",
+		"ROOST_API_BODY_TIMEOUT=4s",
+		"ROOST_API_REQUESTS_PER_IP=8",
+		"ROOST_API_BODY_MEMORY=16MiB",
 		"ROOST_CLIENT_EVENTS_PER_SECOND=20",
 		"ROOST_LOG_LEVEL=debug",
 		"ROOST_LOG_FORMAT=json",
@@ -38,6 +41,8 @@ func TestEveryFieldFromEnv(t *testing.T) {
 		"ROOST_APP_MAX_CONNECTIONS=500",
 		"ROOST_APP_MAX_PRESENCE_MEMBERS=50",
 		"ROOST_APP_MAX_PRESENCE_USER_INFO=2KiB",
+		"ROOST_APP_MAX_BACKEND_EVENTS_PER_SEC=300",
+		"ROOST_APP_MAX_READ_REQ_PER_SEC=40",
 	}
 	// The same values as fullYAML, whose second app the environment cannot
 	// give: ROOST_APP_* define one app.

@@ -61,13 +61,30 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 		s.poller = p
 	}
 	s.http = &http.Server{
-		Handler:           s.routes(),
-		ReadHeaderTimeout: cfg.Limits.HandshakeTimeout,
-		MaxHeaderBytes:    cfg.Limits.MaxHeaderBytes,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		Handler:        s.routes(),
+		MaxHeaderBytes: cfg.Limits.MaxHeaderBytes,
+		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	setTimeouts(s.http, cfg.Limits)
 	return s, nil
+}
+
+// idleTimeout is how long a keep-alive connection may wait for its next
+// request.
+const idleTimeout = 2 * time.Minute
+
+// setTimeouts bounds every phase of an HTTP request, so that no connection
+// outlives a timeout before it is hijacked: its headers (the handshake
+// timeout), its whole request with the body (plus the API body timeout), its
+// response (plus the write timeout), and the wait for the next request. An
+// upgraded WebSocket keeps none of these: the epoll transport takes the
+// socket out of the Go runtime, and the portable one sets its own deadline
+// before every read and write.
+func setTimeouts(h *http.Server, l config.Limits) {
+	h.ReadHeaderTimeout = l.HandshakeTimeout
+	h.ReadTimeout = l.HandshakeTimeout + l.APIBodyTimeout
+	h.WriteTimeout = h.ReadTimeout + l.WriteTimeout
+	h.IdleTimeout = idleTimeout
 }
 
 // loops returns how many epoll loops to run; 0 means portable only.
@@ -93,9 +110,11 @@ func (s *Server) Transport() string {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /app/{key}", s.serveWebSocket)
+	l := s.cfg.Limits
 	mux.Handle("/apps/", api.New(api.Config{
 		Apps: s.cfg, Backend: s.hub, Logger: s.log,
-		MaxBodySize: s.cfg.Limits.MaxBodySize, MaxEventData: s.cfg.Limits.MaxEventData,
+		MaxBodySize: l.MaxBodySize, MaxEventData: l.MaxEventData,
+		BodyTimeout: l.APIBodyTimeout, RequestsPerIP: l.APIRequestsPerIP, BodyMemory: l.APIBodyMemory,
 	}))
 	mux.HandleFunc("GET /up", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "OK\n") })
 	mux.HandleFunc("GET /ready", s.serveReady)
