@@ -6,13 +6,15 @@ package connstats
 
 import "sync/atomic"
 
-// Reason says why a connection ended.
+// Reason says why a connection ended. The first cause a transport records
+// is the one counted: a close frame the client sends back after the server
+// closed is still a server close.
 type Reason uint8
 
 // The reasons, in the order of Stats.Closed.
 const (
-	Client  Reason = iota // the client closed (close frame, EOF, reset)
-	Timeout               // silent past the pong wait (4201), or a stuck close handshake
+	Client  Reason = iota // the client closed first (close frame, EOF, reset)
+	Timeout               // silent past the pong wait (4201)
 	Slow                  // a slow consumer: backlog cap or write timeout
 	Error                 // a protocol or socket error
 	Server                // the server closed it (shutdown, terminate, auth)

@@ -52,9 +52,10 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 		}
 	}
 	env := &session.Env{Hub: s.hub, Config: s.cfg, Logger: log, Now: func() int64 { return time.Now().Unix() }}
-	s.portable = portable.New(s.portableConfig(env, loops))
+	pol := policy(s.cfg)
+	s.portable = portable.New(portable.Config{Shard: loops, Hub: s.hub, Env: env, Policy: pol, Logger: log})
 	if loops > 0 {
-		p, err := netpoll.New(s.pollerConfig(env, loops))
+		p, err := netpoll.New(netpoll.Config{Loops: loops, Hub: s.hub, Env: env, Policy: pol, Logger: log, Stats: &s.stats})
 		if err != nil {
 			return nil, fmt.Errorf("server: starting epoll loops: %w", err)
 		}
