@@ -31,9 +31,9 @@ type conn struct {
 	flags uint8
 	ws    ws.State
 	why   transport.Cause // why the connection is ending, once it is
-	seen  int64  // Unix ns of the last byte received
-	mark  int64  // Unix ns: ping sent (fPinged) or close deadline (fClosing)
-	x     *extra // buffers of a connection in the middle of something, or nil
+	seen  int64           // Unix ns of the last byte received
+	mark  int64           // Unix ns: ping sent (fPinged) or close deadline (fClosing)
+	x     *extra          // buffers of a connection in the middle of something, or nil
 	sess  session.Session
 }
 
