@@ -31,7 +31,6 @@ func (c *fakeConn) Deliver(f []byte)                  { c.Send(f) }
 func (c *fakeConn) Terminate()                        {}
 func (c *fakeConn) Moved(ch *hub.Channel, i int)      { c.s.Moved(ch, i) }
 func (c *fakeConn) last() string                      { return c.frames[len(c.frames)-1] }
-func (c *fakeConn) reset()                            { c.frames = c.frames[:0] }
 
 type inline struct{ h *hub.Hub }
 
