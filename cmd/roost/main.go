@@ -3,17 +3,16 @@
 //
 // Usage:
 //
-//	roost serve [--addr HOST:PORT] [--config FILE] [--transport auto|epoll|portable] [--tls-cert F --tls-key F]
+//	roost serve [--config FILE] [--addr HOST:PORT] [flags]   (roost serve --help lists every setting)
 //	roost bench idle|fanout|churn|report [flags]
 //	roost version
+//	roost probe URL
 package main
 
 import (
 	"fmt"
 	"io"
 	"os"
-
-	"github.com/roostproject/roost/internal/server"
 )
 
 func main() {
@@ -25,7 +24,8 @@ const usage = `usage: roost <command> [flags]
 commands:
   serve     run a roost node (roost serve -h for flags)
   bench     measure a roost: idle, fanout, churn, report (roost bench for modes)
-  version   print the version
+  version   print the version, commit, build date and Go version
+  probe     GET a URL, exit 0 on 2xx (the container health check)
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -39,8 +39,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "bench":
 		return benchCmd(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
-		fmt.Fprintln(stdout, "roost", server.Version)
+		currentBuild().print(stdout)
 		return 0
+	case "probe":
+		return probe(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

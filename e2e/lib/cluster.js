@@ -1,9 +1,9 @@
 'use strict';
-// cluster.js runs several roost nodes over one Redis for the cluster suites
-// (issue 5: a cluster must behave exactly like one node). Every cluster gets
-// its own random --redis-prefix, so suites never see each other's keys, and
-// its keys are deleted when it stops. Nodes alternate between the transports
-// in TRANSPORTS, so cross-node traffic also crosses transports.
+// cluster.js runs several roost nodes over one Redis for the cluster suites (a
+// cluster must behave exactly like one node: docs/cluster.md). Every cluster
+// gets its own random --redis-prefix, so suites never see each other's keys,
+// and its keys are deleted when it stops. Nodes alternate between the
+// transports in TRANSPORTS, so cross-node traffic also crosses transports.
 //
 // Redis is expected at 127.0.0.1:6379. When it is not reachable the cluster
 // suites are skipped with a message saying so, except in CI (CI=true), where

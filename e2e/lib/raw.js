@@ -8,13 +8,15 @@ const { waitFor, withTimeout, DEFAULT_TIMEOUT_MS } = require('./poll');
 
 const PROTOCOL_QUERY = 'protocol=7&client=js&version=8.6.0&flash=false';
 
-// wsURL is the Pusher endpoint of PROTOCOL.md for app key on server.
+// wsURL is the Pusher endpoint (docs/protocol.md, "The endpoint") for app key
+// on server.
 function wsURL(server, key = server.key, query = PROTOCOL_QUERY) {
   return `ws://${server.host}:${server.port}/app/${encodeURIComponent(key)}?${query}`;
 }
 
 // decode parses one text frame; `payload` is `data` with the double encoding
-// of server-sent data undone (PROTOCOL.md: data is a JSON-encoded string).
+// of server-sent data undone (docs/protocol.md, "Messages": data is a
+// JSON-encoded string).
 function decode(text) {
   const msg = JSON.parse(text);
   let payload = msg.data;

@@ -1,8 +1,8 @@
 'use strict';
-// Cache channels (PROTOCOL.md "Channels", Pusher docs "Cache channels"):
-// cache-, private-cache-, private-encrypted-cache- and presence-cache-
-// channels keep the last published event and send it right after
-// subscription_succeeded; with nothing cached the subscriber gets
+// Cache channels (docs/protocol.md "Cache channels", Pusher docs "Cache
+// channels"): cache-, private-cache-, private-encrypted-cache- and
+// presence-cache- channels keep the last published event and send it right
+// after subscription_succeeded; with nothing cached the subscriber gets
 // pusher:cache_miss. Client events are never cached.
 
 const assert = require('node:assert/strict');

@@ -1,9 +1,9 @@
 'use strict';
-// Client events (PROTOCOL.md "Client events", Pusher docs "Client events"):
-// only client- names on private or presence channels the sender joined, only
-// for apps with client_events, never echoed to the sender, user_id added on
-// presence channels, and at most 10 per second per connection: beyond that
-// pusher:error 4301 and the connection stays up.
+// Client events (docs/protocol.md "Client events", Pusher docs "Client
+// events"): only client- names on private or presence channels the sender
+// joined, only for apps with client_events, never echoed to the sender, user_id
+// added on presence channels, and at most 10 per second per connection: beyond
+// that pusher:error 4301 and the connection stays up.
 
 const assert = require('node:assert/strict');
 const { describeServer, uniqueName } = require('../lib/suite');

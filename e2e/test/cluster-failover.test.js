@@ -1,10 +1,10 @@
 'use strict';
-// A node dies (issue 5, "Failure"; DESIGN.md decision 7): kill -9 gives it no
-// chance to say goodbye, so the survivors must notice its heartbeat expire
-// and, within 30 s, remove its presence members with exactly one
-// member_removed each, report its signed-in users offline to their watchers,
-// and drop its subscriptions from the cluster-wide counts. A user who also
-// has a tab on a surviving node stays a member and stays online.
+// A node dies (docs/cluster.md, "How the cluster keeps one-node semantics"):
+// kill -9 gives it no chance to say goodbye, so the survivors must notice its
+// heartbeat expire and, within 30 s, remove its presence members with exactly
+// one member_removed each, report its signed-in users offline to their
+// watchers, and drop its subscriptions from the cluster-wide counts. A user who
+// also has a tab on a surviving node stays a member and stays online.
 
 const assert = require('node:assert/strict');
 const { describeCluster } = require('../lib/cluster');

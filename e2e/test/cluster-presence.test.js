@@ -1,8 +1,8 @@
 'use strict';
-// Presence and client events across a three-node cluster over Redis (issue 5;
-// PROTOCOL.md "Channels", "Client events"): a member is a user, not a
-// connection, cluster-wide, so two tabs of one user on different nodes make
-// one member_added and one member_removed (after the last tab); the member
+// Presence and client events across a three-node cluster over Redis
+// (docs/protocol.md "Presence channels", "Client events"): a member is a user,
+// not a connection, cluster-wide, so two tabs of one user on different nodes
+// make one member_added and one member_removed (after the last tab); the member
 // list is the same whichever node answers; client events (Laravel Echo's
 // whisper) cross nodes, never echo to the sender, carry user_id; and the
 // client-event rate limit counts per connection, not per user or cluster.

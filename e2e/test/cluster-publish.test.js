@@ -1,6 +1,6 @@
 'use strict';
-// Publishing across a three-node cluster over Redis (issue 5; PROTOCOL.md
-// "HTTP API", "Channels"): subscribers on node 1, other subscribers on node
+// Publishing across a three-node cluster over Redis (docs/protocol.md
+// "The HTTP API", "Channels"): subscribers on node 1, other subscribers on node
 // 2, the `pusher` SDK publishing through node 3. Every event reaches every
 // subscriber exactly once and in order, socket_id exclusion holds for a
 // connection on another node, and the REST queries (channel lists,

@@ -1,9 +1,9 @@
 'use strict';
-// Signed-in users across a three-node cluster over Redis (issue 5; PROTOCOL.md
-// "User authentication", "HTTP API"): sendToUser through node 3 reaches the
-// user's tabs on nodes 1 and 2, terminateUserConnections closes them on every
-// node and nobody else's, and the watchlist reports a user online at their
-// first connection anywhere and offline after their last.
+// Signed-in users across a three-node cluster over Redis (docs/protocol.md
+// "User sign-in and the watchlist", "The HTTP API"): sendToUser through node 3
+// reaches the user's tabs on nodes 1 and 2, terminateUserConnections closes
+// them on every node and nobody else's, and the watchlist reports a user online
+// at their first connection anywhere and offline after their last.
 
 const assert = require('node:assert/strict');
 const { describeCluster } = require('../lib/cluster');

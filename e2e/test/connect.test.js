@@ -1,6 +1,6 @@
 'use strict';
 // Connecting, subscribing and the protocol's housekeeping messages
-// (PROTOCOL.md "WebSocket endpoint" and "Channels"), with pusher-js where it
+// (docs/protocol.md "The endpoint" and "Channels"), with pusher-js where it
 // can show the behaviour and a raw client where exact frames matter.
 
 const assert = require('node:assert/strict');

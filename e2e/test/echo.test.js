@@ -3,7 +3,7 @@
 // against roost: whisper() on a private channel reaches the other client's
 // listenForWhisper and never the sender; listen() gets server events under
 // Echo's namespace rules; join() reports here/joining/leaving per user
-// (PROTOCOL.md "Client events", "Channels").
+// (docs/protocol.md "Client events", "Channels").
 
 const assert = require('node:assert/strict');
 const { describeServer, uniqueName } = require('../lib/suite');

@@ -1,5 +1,5 @@
 'use strict';
-// Encrypted channels (PROTOCOL.md "Channels", Pusher docs "End-to-end
+// Encrypted channels (docs/protocol.md "Channels", Pusher docs "End-to-end
 // encrypted channels"): the `pusher` SDK with encryptionMasterKeyBase64
 // encrypts on trigger, the auth endpoint hands pusher-js the channel's
 // shared_secret, and pusher-js' with-encryption build decrypts. roost only

@@ -1,9 +1,10 @@
 'use strict';
-// Server-side liveness (PROTOCOL.md "Ping/pong"): with activity_timeout 1s and
-// pong_wait 1s, roost pings a silent client and closes it with 4201 when no
-// answer comes, while clients that answer (pusher-js, a raw client replying
-// pusher:pong) stay connected. A silent client's 4201 is the clock: the
-// "stays connected" checks are made after it, never after a fixed sleep.
+// Server-side liveness (docs/protocol.md "Keeping the connection alive"): with
+// activity_timeout 1s and pong_wait 1s, roost pings a silent client and closes
+// it with 4201 when no answer comes, while clients that answer (pusher-js, a
+// raw client replying pusher:pong) stay connected. A silent client's 4201 is
+// the clock: the "stays connected" checks are made after it, never after a
+// fixed sleep.
 
 const assert = require('node:assert/strict');
 const { describeServer, uniqueName } = require('../lib/suite');

@@ -1,5 +1,5 @@
 'use strict';
-// Presence channels (PROTOCOL.md "Channels", Pusher docs "Presence channels"):
+// Presence channels (docs/protocol.md and Pusher docs "Presence channels"):
 // members are users, not connections. Two tabs of one user make one member:
 // member_added only on the user's first connection, member_removed only when
 // the last one leaves. Members lists and counts as pusher-js builds them from

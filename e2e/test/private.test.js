@@ -1,11 +1,11 @@
 'use strict';
-// Private channels (PROTOCOL.md "Channels", Pusher docs "Authorizing users"):
-// pusher-js asks a local auth endpoint that signs with the `pusher` SDK's
-// authorizeChannel, both through channelAuthorization and through the older
-// `authorizer` option; a wrong or missing signature gets
-// pusher:subscription_error {type: AuthError, status: 401} while the
-// connection and its other subscriptions stay up, and the expected signature
-// is never revealed.
+// Private channels (docs/protocol.md "Channels", Pusher docs "Authorizing
+// users"): pusher-js asks a local auth endpoint that signs with the `pusher`
+// SDK's authorizeChannel, both through channelAuthorization and through the
+// older `authorizer` option; a wrong or missing signature gets
+// pusher:subscription_error {type: AuthError, status: 401} while the connection
+// and its other subscriptions stay up, and the expected signature is never
+// revealed.
 
 const assert = require('node:assert/strict');
 const { describeServer, uniqueName } = require('../lib/suite');
@@ -15,7 +15,8 @@ const {
 } = require('../lib/features');
 const { CHANNEL_PATH } = require('../lib/backend');
 
-// expectAuthError checks a subscription_error's data as PROTOCOL.md gives it.
+// expectAuthError checks a subscription_error's data as docs/protocol.md
+// ("Channels") gives it.
 function expectAuthError(data) {
   assert.equal(data.type, 'AuthError', JSON.stringify(data));
   assert.equal(data.status, 401, JSON.stringify(data));

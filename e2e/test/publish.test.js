@@ -1,7 +1,7 @@
 'use strict';
 // Publishing with the official `pusher` SDK and receiving with pusher-js
-// (PROTOCOL.md "HTTP API"): one channel, several channels, batches, socket_id
-// exclusion, and the API's refusals (401, 413, 400).
+// (docs/protocol.md "The HTTP API"): one channel, several channels, batches,
+// socket_id exclusion, and the API's refusals (401, 413, 400).
 
 const assert = require('node:assert/strict');
 const { describeServer, uniqueName } = require('../lib/suite');

@@ -1,5 +1,5 @@
 'use strict';
-// Connections roost must refuse (PROTOCOL.md "Close codes"): an unknown app
+// Connections roost must refuse (docs/protocol.md "Refusals"): an unknown app
 // key gets pusher:error 4001 then close 4001, a disabled app 4003. pusher-js
 // treats 4000-4099 as "give up", so it must surface the code and stop.
 

@@ -1,11 +1,11 @@
 'use strict';
-// REST queries through the `pusher` SDK's get() (PROTOCOL.md "HTTP API",
-// Pusher "HTTP API reference"): GET /channels with filter_by_prefix and
+// REST queries through the `pusher` SDK's get() (docs/protocol.md "The HTTP
+// API", Pusher "HTTP API reference"): GET /channels with filter_by_prefix and
 // info=user_count (presence prefixes only), GET /channels/{name} with
 // info=user_count,subscription_count,cache (an attribute that does not fit the
 // channel type is a 400), GET /channels/{name}/users (presence only), and the
-// info parameter on events and batch_events. Counts are checked against a
-// known population: on presence, 2 users over 3 connections.
+// info parameter on events and batch_events. Counts are checked against a known
+// population: on presence, 2 users over 3 connections.
 
 const assert = require('node:assert/strict');
 const { describeServer, uniqueName } = require('../lib/suite');

@@ -1,7 +1,8 @@
 'use strict';
-// Graceful shutdown (CLI contract, PROTOCOL.md "Close codes"): on SIGTERM every
-// client gets pusher:error 4200 and then close 4200 ("reconnect now"), and the
-// process exits cleanly. Each transport gets its own server, which the test kills.
+// Graceful shutdown (CLI contract, docs/protocol.md "Error and close codes"):
+// on SIGTERM every client gets pusher:error 4200 and then close 4200
+// ("reconnect now"), and the process exits cleanly. Each transport gets its own
+// server, which the test kills.
 
 const fs = require('node:fs');
 const path = require('node:path');

@@ -1,6 +1,7 @@
 'use strict';
-// The hand-written signer must match the Pusher docs' test vectors (quoted in
-// PROTOCOL.md) and the official SDK, or the 401 tests would prove nothing.
+// The hand-written signer must match the Pusher docs' test vectors (also in
+// docs/protocol.md, "The HTTP API") and the official SDK, or the 401 tests
+// would prove nothing.
 
 const test = require('node:test');
 const assert = require('node:assert/strict');

@@ -1,12 +1,12 @@
 'use strict';
-// User sign-in (PROTOCOL.md "User authentication", Pusher docs "User
-// authentication", "Sending events to authenticated users", "Terminating user
-// connections"): pusher-js' signin() with a userAuthentication endpoint that
-// signs with the SDK's authenticateUser; the SDK's sendToUser reaches every
-// tab of that user and nobody else; terminateUserConnections closes exactly
-// that user's connections; a bad signature gets pusher:error 4009 and close;
-// #server-to-user- channels cannot be joined without signing in; a presence
-// auth without channel_data makes the signed-in user the member.
+// User sign-in (docs/protocol.md "User sign-in and the watchlist", Pusher docs
+// "User authentication", "Sending events to authenticated users", "Terminating
+// user connections"): pusher-js' signin() with a userAuthentication endpoint
+// that signs with the SDK's authenticateUser; the SDK's sendToUser reaches
+// every tab of that user and nobody else; terminateUserConnections closes
+// exactly that user's connections; a bad signature gets pusher:error 4009 and
+// close; #server-to-user- channels cannot be joined without signing in; a
+// presence auth without channel_data makes the signed-in user the member.
 
 const assert = require('node:assert/strict');
 const { describeServer, uniqueName } = require('../lib/suite');

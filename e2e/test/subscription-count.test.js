@@ -1,7 +1,7 @@
 'use strict';
-// Subscription counts (PROTOCOL.md "Channels", Pusher docs "Subscription
-// count"): for apps with subscription_count: true, every subscriber of a
-// non-presence channel gets pusher_internal:subscription_count
+// Subscription counts (docs/protocol.md "Subscription counts", Pusher docs
+// "Subscription count"): for apps with subscription_count: true, every
+// subscriber of a non-presence channel gets pusher_internal:subscription_count
 // {subscription_count: n} when the count changes, which pusher-js emits as
 // pusher:subscription_count and keeps in channel.subscriptionCount. Never on
 // presence channels, never for apps that did not opt in.

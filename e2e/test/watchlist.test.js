@@ -1,10 +1,10 @@
 'use strict';
-// Watchlist (PROTOCOL.md "User authentication", Pusher docs "Watchlist
-// events"): a user whose user_data carries watchlist: [ids] gets
+// Watchlist (docs/protocol.md "User sign-in and the watchlist", Pusher docs
+// "Watchlist events"): a user whose user_data carries watchlist: [ids] gets
 // pusher_internal:watchlist_events {events: [{name, user_ids}]}, which
-// pusher-js turns into pusher.user.watchlist 'online' / 'offline' events,
-// at sign-in and whenever a watched user comes online (first connection) or
-// goes offline (last connection). More than 100 ids: pusher:error 4302.
+// pusher-js turns into pusher.user.watchlist 'online' / 'offline' events, at
+// sign-in and whenever a watched user comes online (first connection) or goes
+// offline (last connection). More than 100 ids: pusher:error 4302.
 
 const assert = require('node:assert/strict');
 const { describeServer, uniqueName } = require('../lib/suite');

@@ -54,7 +54,7 @@ func FuzzEventsBody(f *testing.F) {
 	})
 }
 
-// Name rules of PROTOCOL.md, "Channels", restated independently of package
+// Name rules of docs/protocol.md, "Channels", restated independently of package
 // pusher.
 var (
 	channelRE  = regexp.MustCompile(`^[A-Za-z0-9_\-=@,.;]{1,200}$`)

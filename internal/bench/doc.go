@@ -1,9 +1,9 @@
 // Package bench measures what a roost server's connections and messages
-// cost, the way DESIGN.md ("Performance") and docs/capacity.md ask: server
-// RSS and CPU read from the server's own /metrics (and /proc when the server
-// runs here), as slopes over several connection counts, with the
-// goroutine-per-connection transport measured in the same run as the
-// baseline.
+// cost, the way docs/design.md ("Performance") and docs/capacity.md
+// describe: server RSS and CPU read from the server's own /metrics (and
+// /proc when the server runs here), as slopes over several connection
+// counts, with the goroutine-per-connection transport measured in the same
+// run as the baseline.
 //
 // The load comes from worker processes (`roost bench worker`, re-executing
 // the running binary), each holding at most ~9,000 sockets bound to its own

@@ -165,7 +165,7 @@ func (r *Report) writeChurn(b *strings.Builder) {
 
 func (r *Report) writeTargets(b *strings.Builder) {
 	t := &r.Transports[0]
-	fmt.Fprintf(b, "## Targets (DESIGN.md), %s transport\n\n| target | measured | met |\n|---|---|---|\n", t.Transport)
+	fmt.Fprintf(b, "## Targets (docs/design.md), %s transport\n\n| target | measured | met |\n|---|---|---|\n", t.Transport)
 	line := func(name, got string, ok bool) {
 		fmt.Fprintf(b, "| %s | %s | %s |\n", name, got, map[bool]string{true: "yes", false: "**no**"}[ok])
 	}

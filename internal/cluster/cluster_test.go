@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/roostproject/roost/internal/hub"
+	"github.com/roostproject/roost/internal/testutil"
 )
 
 const redisURL = "redis://127.0.0.1:6379"
@@ -23,10 +23,7 @@ func needRedis(t *testing.T) {
 	c := redis.NewClient(opts)
 	defer c.Close()
 	if err := c.Ping(context.Background()).Err(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("redis at %s is required in CI: %v", redisURL, err)
-		}
-		t.Skipf("SKIPPED: no redis at %s (%v); the cluster tests need it", redisURL, err)
+		testutil.Needs(t, "no redis at %s (%v); the cluster tests need it", redisURL, err)
 	}
 }
 
@@ -86,43 +83,35 @@ func cleanup(prefix string) {
 	}
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+// redisWait bounds every wait for the cluster to converge over Redis.
+const redisWait = 30 * time.Second
 
 func TestPresenceFirstAndLastAcrossNodes(t *testing.T) {
 	rs, _ := nodes(t, 2, 0)
 	a, b := rs[0], rs[1]
-	if first, err := a.Join("app", "presence-x", "u", `{"n":1}`, 100, true); err != nil || !first {
+	if first, err := a.presence.Join("app", "presence-x", hub.Member{ID: "u", Info: `{"n":1}`}, 100); err != nil || !first {
 		t.Fatalf("first join: %v %v", first, err)
 	}
-	if first, _ := b.Join("app", "presence-x", "u", `{"n":2}`, 100, true); first {
+	if first, _ := b.presence.Join("app", "presence-x", hub.Member{ID: "u", Info: `{"n":2}`}, 100); first {
 		t.Fatal("the user's tab on another node counted as a new member")
 	}
-	m := b.Members("app", "presence-x", nil)
+	m := b.presence.Members("app", "presence-x")
 	if len(m) != 1 || m[0].ID != "u" || m[0].Info != `{"n":1}` {
 		t.Fatalf("members %+v, want u with the first tab's info", m)
 	}
-	if a.Leave("app", "presence-x", "u", true) {
+	if a.presence.Leave("app", "presence-x", "u") {
 		t.Fatal("member_removed while a tab on another node is still there")
 	}
-	if !b.Leave("app", "presence-x", "u", false) {
+	if !b.presence.Leave("app", "presence-x", "u") {
 		t.Fatal("the last tab's leave did not report the member gone")
 	}
 }
 
 func TestPresenceLimitIsClusterWide(t *testing.T) {
 	rs, _ := nodes(t, 2, 0)
-	rs[0].Join("app", "presence-y", "u1", "", 2, true)
-	rs[1].Join("app", "presence-y", "u2", "", 2, true)
-	if _, err := rs[0].Join("app", "presence-y", "u3", "", 2, true); err != hub.ErrChannelFull {
+	rs[0].presence.Join("app", "presence-y", hub.Member{ID: "u1"}, 2)
+	rs[1].presence.Join("app", "presence-y", hub.Member{ID: "u2"}, 2)
+	if _, err := rs[0].presence.Join("app", "presence-y", hub.Member{ID: "u3"}, 2); err != hub.ErrChannelFull {
 		t.Fatalf("third member: %v, want ErrChannelFull", err)
 	}
 }
@@ -130,13 +119,13 @@ func TestPresenceLimitIsClusterWide(t *testing.T) {
 func TestMessagesCrossNodesOnlyWhenSubscribed(t *testing.T) {
 	rs, boxes := nodes(t, 2, 0)
 	rs[1].Subscribe("app", "news", func() {})
-	waitFor(t, "subscription", func() bool {
+	testutil.Eventually(t, redisWait, "subscription", func() bool {
 		rs[0].Publish(&hub.Message{App: "app", Channel: "news", Event: "probe", Data: "x"})
 		return boxes[1].has("probe", "x")
 	})
 	rs[0].Publish(&hub.Message{App: "app", Channel: "other", Event: "e", Data: "y"})
 	rs[0].Publish(&hub.Message{App: "app", Channel: "news", Event: "e", Data: "z"})
-	waitFor(t, "delivery", func() bool { return boxes[1].has("e", "z") })
+	testutil.Eventually(t, redisWait, "delivery", func() bool { return boxes[1].has("e", "z") })
 	if boxes[1].has("e", "y") {
 		t.Fatal("a node received a channel it has no subscriber on")
 	}
@@ -147,12 +136,12 @@ func TestMessagesCrossNodesOnlyWhenSubscribed(t *testing.T) {
 
 func TestCountsAndCacheAcrossNodes(t *testing.T) {
 	rs, _ := nodes(t, 2, 0)
-	rs[0].Subscribed("app", "c", 2)
-	rs[1].Subscribed("app", "c", 1)
-	waitFor(t, "counts", func() bool { return rs[0].Count("app", "c", 0) == 3 && rs[1].Channels("app", "", nil)["c"] == 3 })
-	rs[0].CachePut(&hub.Message{App: "app", Channel: "cache-c", Event: "e", Data: "v"})
-	waitFor(t, "cache", func() bool {
-		m, ttl, ok := rs[1].CacheGet("app", "cache-c")
+	rs[0].counts.Subscribed("app", "c", 2)
+	rs[1].counts.Subscribed("app", "c", 1)
+	testutil.Eventually(t, redisWait, "counts", func() bool { return rs[0].counts.Count("app", "c") == 3 && rs[1].counts.Channels("app", "")["c"] == 3 })
+	rs[0].State().Cache.Put(&hub.Message{App: "app", Channel: "cache-c", Event: "e", Data: "v"})
+	testutil.Eventually(t, redisWait, "cache", func() bool {
+		m, ttl, ok := rs[1].State().Cache.Get("app", "cache-c")
 		return ok && m.Data == "v" && ttl > time.Minute
 	})
 }
@@ -161,19 +150,19 @@ func TestDeadNodeIsReaped(t *testing.T) {
 	rs, boxes := nodes(t, 2, 900*time.Millisecond)
 	alive, dead := rs[0], rs[1]
 	alive.Subscribe("app", "presence-z", func() {})
-	dead.Join("app", "presence-z", "ghost", "", 100, true)
-	dead.SignIn("app", "ghost", true)
+	dead.presence.Join("app", "presence-z", hub.Member{ID: "ghost"}, 100)
+	dead.users.SignIn("app", "ghost")
 	// Stop the dead node without its goodbye: its heartbeat just expires.
 	dead.cancel()
 	dead.ps.Close()
 	dead.wg.Wait()
-	waitFor(t, "member_removed for the dead node's member", func() bool {
+	testutil.Eventually(t, redisWait, "member_removed for the dead node's member", func() bool {
 		return boxes[0].has("pusher_internal:member_removed", `{"user_id":"ghost"}`)
 	})
-	if m := alive.Members("app", "presence-z", nil); len(m) != 0 {
+	if m := alive.presence.Members("app", "presence-z"); len(m) != 0 {
 		t.Fatalf("ghost members left: %+v", m)
 	}
-	if on := alive.Online("app", []string{"ghost"}, nil); len(on) != 0 {
+	if on := alive.users.Online("app", []string{"ghost"}); len(on) != 0 {
 		t.Fatalf("ghost still online: %v", on)
 	}
 }
@@ -188,6 +177,6 @@ func TestReadyMeansSubscribed(t *testing.T) {
 		rs[1].Subscribe("app", ch, func() { close(ready) })
 		<-ready
 		rs[0].Publish(&hub.Message{App: "app", Channel: ch, Event: "e", Data: ch})
-		waitFor(t, "delivery of "+ch, func() bool { return boxes[1].has("e", ch) })
+		testutil.Eventually(t, redisWait, "delivery of "+ch, func() bool { return boxes[1].has("e", ch) })
 	}
 }

@@ -1,5 +1,5 @@
 // Package cluster joins roost nodes through Redis so that a cluster behaves
-// exactly like one node (DESIGN.md decision 7).
+// exactly like one node (docs/design.md, "Across a cluster").
 //
 // Messages travel over Redis pub/sub, one topic per channel; a node
 // subscribes to a topic only while it has local subscribers, delivers its own

@@ -26,7 +26,7 @@ func (r *Redis) tickLoop() {
 		case <-r.ctx.Done():
 			return
 		case <-flush.C:
-			r.flushCounts()
+			r.counts.flush()
 		case <-beat.C:
 			r.heartbeat()
 			r.reapDead()
@@ -57,44 +57,17 @@ func (r *Redis) heartbeat() {
 	}
 }
 
-// flushCounts writes the subscription deltas gathered since the last flush.
-func (r *Redis) flushCounts() {
-	pending := r.mirror.takePending()
-	if len(pending) == 0 {
-		return
-	}
-	ok := r.call(func(ctx context.Context) error {
-		_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			for k, d := range pending {
-				addScript.Eval(ctx, p, []string{r.channelsKey(k.app)}, k.name, r.node, d, "", 0)
-			}
-			return nil
-		})
-		return err
-	})
-	if !ok {
-		r.mirror.restore(pending)
-	}
-}
-
 // resync writes every share of this node outright.
 func (r *Redis) resync(ctx context.Context) {
-	m := &r.mirror
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	r.shares.Lock()
+	defer r.shares.Unlock()
+	members := 0
 	_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for k, users := range m.presence {
-			p.SAdd(ctx, r.key("node-presence", r.node), k.app+":"+k.name)
-			for u, s := range users {
-				setScript.Eval(ctx, p, []string{r.presenceKey(k.app, k.name)}, u, r.node, s.n, s.info)
-			}
-		}
-		for app, users := range m.users {
-			for u, n := range users {
-				setScript.Eval(ctx, p, []string{r.usersKey(app)}, u, r.node, n, "")
-			}
-		}
-		for k, n := range m.counts {
+		members = r.resyncPresence(ctx, p)
+		r.users.local.Each(func(app, user string, n int) {
+			setScript.Eval(ctx, p, []string{r.usersKey(app)}, user, r.node, n, "")
+		})
+		for k, n := range r.counts.local {
 			setScript.Eval(ctx, p, []string{r.channelsKey(k.app)}, k.name, r.node, n, "")
 		}
 		return nil
@@ -103,8 +76,24 @@ func (r *Redis) resync(ctx context.Context) {
 		r.setHealthy(false, err)
 		return
 	}
-	m.pending = make(map[pair]int) // the counts written include them
-	r.log.Info("cluster state written again", "presence_channels", len(m.presence), "channels", len(m.counts))
+	r.counts.pending = make(map[pair]int) // the counts written include them
+	r.log.Info("cluster state written again", "presence_members", members, "channels", len(r.counts.local))
+}
+
+// resyncPresence queues this node's presence members on p and returns how
+// many there are; r.shares is held.
+func (r *Redis) resyncPresence(ctx context.Context, p redis.Pipeliner) int {
+	n := 0
+	channels := make(map[pair]bool)
+	r.presence.local.Each(func(app, channel string, m hub.Member, conns int) {
+		if k := (pair{app, channel}); !channels[k] {
+			channels[k] = true
+			p.SAdd(ctx, r.key("node-presence", r.node), app+":"+channel)
+		}
+		setScript.Eval(ctx, p, []string{r.presenceKey(app, channel)}, m.ID, r.node, conns, m.Info)
+		n++
+	})
+	return n
 }
 
 // reapDead cleans up after every node whose heartbeat has expired.

@@ -53,8 +53,8 @@ func (c *Config) applyDefaults() {
 	}
 }
 
-// Redis is one node's link to the cluster. It implements hub.Broker and
-// hub.Cluster.
+// Redis is one node's link to the cluster. It is a hub.Broker, and State
+// returns the cluster's versions of the hub's shared state.
 type Redis struct {
 	cfg  Config
 	node string
@@ -67,17 +67,22 @@ type Redis struct {
 	awaiting awaiting
 	healthy  atomic.Bool
 	dropped  atomic.Int64
-	mirror   mirror // this node's shares, to write again after a Redis restart
+
+	// This node's own share of the shared state, to answer from while
+	// Redis is away and to write again when Redis comes back. shares is held
+	// while any of it changes and while resync writes it all, so that
+	// Redis never gets a share that misses a change made meanwhile.
+	shares   sync.Mutex
+	presence presence
+	users    users
+	counts   counts
 
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
 
-var (
-	_ hub.Broker  = (*Redis)(nil)
-	_ hub.Cluster = (*Redis)(nil)
-)
+var _ hub.Broker = (*Redis)(nil)
 
 // New connects to Redis and starts the node's goroutines. A bad URL is an
 // error; an unreachable Redis is not: the node starts degraded and keeps
@@ -92,8 +97,11 @@ func New(cfg Config) (*Redis, error) {
 	opts.PoolTimeout, opts.MaxRetries = time.Second, 1
 	r := &Redis{
 		cfg: cfg, node: strconv.FormatUint(cfg.Node, 10), rdb: redis.NewClient(opts), log: cfg.Logger,
-		outbox: make(chan outbound, cfg.Outbox), subs: subQueue{wake: make(chan struct{}, 1)}, mirror: newMirror(),
+		outbox: make(chan outbound, cfg.Outbox), subs: subQueue{wake: make(chan struct{}, 1)},
 	}
+	r.presence = presence{r: r, local: hub.NewMemoryPresence()}
+	r.users = users{r: r, local: hub.NewMemoryUsers()}
+	r.counts = newCounts(r)
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.ps = r.rdb.Subscribe(r.ctx)
 	r.heartbeat()
@@ -115,12 +123,25 @@ func (r *Redis) Close() error {
 	defer cancel()
 	for len(r.outbox) > 0 && r.healthy.Load() && sleep(ctx, 10*time.Millisecond) {
 	}
-	r.flushCounts()
+	r.counts.flush()
 	r.rdb.Del(ctx, r.key("node", r.node))
 	r.cancel()
 	r.ps.Close()
 	r.wg.Wait()
 	return r.rdb.Close()
+}
+
+// State returns the cluster-wide presence, users, counts and cache, for
+// hub.SetState.
+func (r *Redis) State() hub.State {
+	return hub.State{Presence: &r.presence, Users: &r.users, Counts: &r.counts, Cache: cache{r}}
+}
+
+// withShares runs f with r.shares held.
+func (r *Redis) withShares(f func()) {
+	r.shares.Lock()
+	defer r.shares.Unlock()
+	f()
 }
 
 // Ready reports nil when Redis is reachable, else why the node is degraded.

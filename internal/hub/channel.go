@@ -16,14 +16,15 @@ type Channel struct {
 
 	// count is the number of local subscriptions; changed under Hub.mu.
 	count atomic.Int32
+	// ready: the broker delivers the channel's messages from other nodes;
+	// guarded by mu (it sits here, beside count, to keep the struct small).
+	ready bool
 	// shards[i] lists the subscribers owned by shard i, nil when it has
 	// none (the list is guarded by that shard's mutex, Hub.locks[i]).
 	shards []atomic.Pointer[shardList]
 
-	mu      sync.Mutex         // guards members, ready and x
-	ready   bool               // the broker delivers the channel's messages from other nodes
-	members map[string]*member // presence channels only: user id -> member
-	x       *channelExtra      // subscription-count throttle and waiting joins, or nil
+	mu sync.Mutex    // guards ready and x
+	x  *channelExtra // subscription-count throttle and waiting joins, or nil
 }
 
 // channelExtra is what only some channels need.
@@ -51,12 +52,6 @@ type shardList struct {
 type waiter struct {
 	shard int
 	f     func()
-}
-
-// member is one presence user, however many connections it has here.
-type member struct {
-	conns int
-	info  string
 }
 
 // Name returns the channel's name.

@@ -56,7 +56,7 @@ func (h *Hub) sendLater(ch *Channel) {
 
 // publishCount publishes the count, unless the channel is empty.
 func (h *Hub) publishCount(ch *Channel) {
-	n := h.count(ch.app, ch.name, ch.Count())
+	n := h.counts.Count(ch.app, ch.name)
 	if n == 0 {
 		return
 	}

@@ -7,7 +7,7 @@
 // owns the shard's connections, so the lock is uncontended. A publish encodes
 // the event into one immutable WebSocket frame and posts one Delivery per shard
 // that has subscribers; the shard's owner then writes the frame to each of its
-// sockets (DESIGN.md "Fan-out encodes once").
+// sockets (docs/design.md, "Fan-out encodes once").
 //
 // Lock order: Hub.mu, then Channel.mu, then a shard's mutex. No lock is held
 // while calling Broker methods that may block, nor while writing to a socket

@@ -55,14 +55,19 @@ type Config struct {
 
 // Hub indexes channels per app and fans messages out to the shards.
 type Hub struct {
-	encode  func(*Message) []byte
-	node    uint64
-	seq     atomic.Uint64
-	broker  Broker
-	cluster Cluster // nil on a single node
-	cache   *cache
-	now     func() time.Time
-	users   users
+	encode func(*Message) []byte
+	node   uint64
+	seq    atomic.Uint64
+	now    func() time.Time
+	conns  connections
+
+	// The broker and the shared state: in memory on one node, replaced by
+	// SetBroker and SetState in a cluster.
+	broker   Broker
+	presence Presence
+	users    Users
+	counts   Counts
+	cache    Cache
 
 	shards []Shard
 	locks  []sync.Mutex
@@ -73,23 +78,27 @@ type Hub struct {
 	nsubs     int // subscriptions, the sum of their counts
 }
 
-// New returns a hub with an in-memory broker; node is the first part of
-// every socket_id this hub hands out (unique per node in a cluster).
+// New returns a hub with an in-memory broker and in-memory state; node is
+// the first part of every socket_id this hub hands out (unique per node in a
+// cluster).
 func New(cfg Config, node uint64) *Hub {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	h := &Hub{
-		encode: cfg.Encode,
-		cache:  newCache(cfg.Now),
-		now:    cfg.Now,
-		users:  users{online: make(map[userKey]int), conns: make(map[string]int)},
-		node:   node,
-		shards: make([]Shard, cfg.Shards),
-		locks:  make([]sync.Mutex, cfg.Shards),
-		apps:   make(map[string]map[string]*Channel),
+		encode:   cfg.Encode,
+		now:      cfg.Now,
+		conns:    connections{count: make(map[string]int)},
+		node:     node,
+		presence: NewMemoryPresence(),
+		users:    NewMemoryUsers(),
+		cache:    NewMemoryCache(cfg.Now),
+		shards:   make([]Shard, cfg.Shards),
+		locks:    make([]sync.Mutex, cfg.Shards),
+		apps:     make(map[string]map[string]*Channel),
 	}
 	h.broker = NewMemoryBroker(h.Deliver)
+	h.counts = memoryCounts{h}
 	return h
 }
 

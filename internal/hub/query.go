@@ -14,11 +14,7 @@ const ServerToUserPrefix = "#server-to-user-"
 
 // Channel reports the state of one channel, cluster-wide.
 func (h *Hub) Channel(app, name string) ChannelStats {
-	local := 0
-	if ch := h.lookup(app, name); ch != nil {
-		local = ch.Count()
-	}
-	n := h.count(app, name, local)
+	n := h.counts.Count(app, name)
 	st := ChannelStats{Name: name, Occupied: n > 0, SubscriptionCount: n}
 	if n > 0 && pusher.KindOf(name).IsPresence() {
 		st.UserCount = len(h.Members(app, name))
@@ -26,20 +22,10 @@ func (h *Hub) Channel(app, name string) ChannelStats {
 	return st
 }
 
-func (h *Hub) count(app, name string, local int) int {
-	if h.cluster != nil {
-		return h.cluster.Count(app, name, local)
-	}
-	return local
-}
-
 // Channels reports every occupied channel of app whose name starts with
 // prefix, sorted by name. Hub-internal ('#') channels are not listed.
 func (h *Hub) Channels(app, prefix string) []ChannelStats {
-	counts := h.localCounts(app, prefix)
-	if h.cluster != nil {
-		counts = h.cluster.Channels(app, prefix, counts)
-	}
+	counts := h.counts.Channels(app, prefix)
 	out := make([]ChannelStats, 0, len(counts))
 	for name, n := range counts {
 		if n <= 0 || strings.HasPrefix(name, "#") {
@@ -53,18 +39,6 @@ func (h *Hub) Channels(app, prefix string) []ChannelStats {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
-}
-
-func (h *Hub) localCounts(app, prefix string) map[string]int {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	counts := make(map[string]int)
-	for name, ch := range h.apps[app] {
-		if strings.HasPrefix(name, prefix) {
-			counts[name] = ch.Count()
-		}
-	}
-	return counts
 }
 
 // Users returns the ids of the members of a presence channel.

@@ -22,9 +22,7 @@ func (h *Hub) Acquire(app, name string) *Channel {
 	}
 	ch.count.Add(1)
 	h.nsubs++
-	if h.cluster != nil {
-		h.cluster.Subscribed(app, name, 1)
-	}
+	h.counts.Subscribed(app, name, 1)
 	return ch
 }
 
@@ -32,9 +30,7 @@ func (h *Hub) Acquire(app, name string) *Channel {
 func (h *Hub) Release(ch *Channel) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.cluster != nil {
-		h.cluster.Subscribed(ch.app, ch.name, -1)
-	}
+	h.counts.Subscribed(ch.app, ch.name, -1)
 	h.nsubs--
 	if ch.count.Add(-1) > 0 {
 		return

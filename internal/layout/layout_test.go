@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -64,16 +65,46 @@ func TestLeavesImportNoInternalPackage(t *testing.T) {
 			t.Errorf("leaf package internal/%s not found", leaf)
 		}
 		for _, f := range files {
-			ast, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, imp := range ast.Imports {
-				p, _ := strconv.Unquote(imp.Path.Value)
+			for _, p := range imports(t, f) {
 				if strings.HasPrefix(p, module+"internal/") {
 					t.Errorf("%s imports %s: internal/%s must stay a leaf", f, p, leaf)
 				}
 			}
 		}
 	}
+}
+
+// testOnly are packages that only _test.go files may import.
+var testOnly = []string{"testutil"}
+
+func TestTestOnlyPackagesAreImportedOnlyByTests(t *testing.T) {
+	all := packages(t)
+	for _, pkg := range testOnly {
+		if len(all[filepath.Join("internal", pkg)]) == 0 {
+			t.Errorf("test-only package internal/%s not found", pkg)
+		}
+	}
+	for _, files := range all {
+		for _, f := range files {
+			for _, p := range imports(t, f) {
+				if slices.Contains(testOnly, strings.TrimPrefix(p, module+"internal/")) {
+					t.Errorf("%s imports %s, which only tests may import", f, p)
+				}
+			}
+		}
+	}
+}
+
+// imports returns the import paths of a Go file.
+func imports(t *testing.T, file string) []string {
+	ast, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, imp := range ast.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		paths = append(paths, p)
+	}
+	return paths
 }

@@ -1,6 +1,6 @@
 // Package netpoll serves WebSocket connections from epoll loops after the
 // HTTP handshake, so that an idle connection owns no goroutine, no timer and
-// no buffer (DESIGN.md decisions 1-5).
+// no buffer (docs/design.md, "The life of a connection").
 //
 // A Poller runs one loop per configured core. Each loop owns its connections
 // outright: their session state, their timing-wheel entries and their write

@@ -47,8 +47,9 @@ func New(cfg Config) (*Poller, error) {
 }
 
 // Add takes over an upgraded connection: its socket leaves the Go runtime
-// (DESIGN.md decision 1) and is served by a loop from now on. buffered are
-// bytes the HTTP server read past the handshake. Add closes c in every case.
+// (docs/design.md, "Leaving the Go runtime") and is served by a loop from
+// now on. buffered are bytes the HTTP server read past the handshake. Add
+// closes c in every case.
 func (p *Poller) Add(c net.Conn, buffered []byte, app *config.App) error {
 	fd, err := detach(c)
 	if err != nil {

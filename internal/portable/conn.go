@@ -184,7 +184,8 @@ func (c *conn) decode(pending *[]byte) bool {
 }
 
 // writeFailure classifies a failed write: one that timed out is a slow
-// consumer (DESIGN.md decision 4), anything else a socket error.
+// consumer (docs/design.md, "Writes go straight to the socket"), anything
+// else a socket error.
 func writeFailure(err error) connstats.Reason {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return connstats.Slow

@@ -27,7 +27,7 @@ const (
 )
 
 // Limits of the protocol (Pusher docs, "Channels", "Presence channels",
-// "Events", "Watchlist events"; PROTOCOL.md).
+// "Events", "Watchlist events"; docs/protocol.md, "Limits").
 const (
 	MaxChannelLength   = 200  // characters in a channel name (the Node SDK's limit)
 	MaxEventNameLength = 200  // characters in an event name

@@ -9,6 +9,7 @@ import (
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/pusher"
+	"github.com/roostproject/roost/internal/testutil"
 	"github.com/roostproject/roost/internal/transport"
 	"github.com/roostproject/roost/internal/ws"
 )
@@ -18,39 +19,39 @@ import (
 type closeCase struct {
 	reason string
 	edit   func(*config.Config)
-	end    func(t *testing.T, s *testServer, c *client)
+	end    func(t *testing.T, s *testServer, c *testutil.Client)
 }
 
 var closeCases = []closeCase{
-	{"client", nil, func(t *testing.T, _ *testServer, c *client) {
-		c.c.WriteClose(ws.CloseNormal, "")
+	{"client", nil, func(t *testing.T, _ *testServer, c *testutil.Client) {
+		c.Conn.WriteClose(ws.CloseNormal, "")
 	}},
 	{"timeout", func(c *config.Config) { c.ActivityTimeout, c.PongWait = time.Second, time.Second },
-		func(t *testing.T, _ *testServer, c *client) {
-			c.expect("pusher:ping") // and leave it unanswered
+		func(t *testing.T, _ *testServer, c *testutil.Client) {
+			c.Expect("pusher:ping") // and leave it unanswered
 			answerClose(t, c, transport.PongTimeoutCode)
 		}},
 	{"slow_consumer", func(c *config.Config) { c.Limits.WriteBacklog = 64 << 10 },
-		func(t *testing.T, s *testServer, c *client) {
-			c.subscribe("firehose")
+		func(t *testing.T, s *testServer, c *testutil.Client) {
+			c.Subscribe("firehose")
 			data := strings.Repeat("x", 8<<10)
 			// The client never reads; the kernel buffers fill, then the backlog.
-			waitFor(t, "the slow consumer to be closed", func() bool {
+			testutil.Eventually(t, waitLimit, "the slow consumer to be closed", func() bool {
 				s.Hub().Publish("app-id", hub.Publication{Channels: []string{"firehose"}, Event: "e", Data: data})
 				return !s.Hub().Channel("app-id", "firehose").Occupied
 			})
 		}},
-	{"error", nil, func(t *testing.T, _ *testServer, c *client) {
-		if err := c.c.WriteRaw(ws.AppendFrame(nil, ws.OpText, []byte("{}"))); err != nil { // unmasked
+	{"error", nil, func(t *testing.T, _ *testServer, c *testutil.Client) {
+		if err := c.Conn.WriteRaw(ws.AppendFrame(nil, ws.OpText, []byte("{}"))); err != nil { // unmasked
 			t.Fatal(err)
 		}
-		if got := c.closeCode(); got != ws.CloseProtocolError {
+		if got := c.CloseCode(); got != ws.CloseProtocolError {
 			t.Fatalf("close %d, want %d", got, ws.CloseProtocolError)
 		}
 	}},
-	{"server", nil, func(t *testing.T, _ *testServer, c *client) {
-		c.send(`{"event":"pusher:signin","data":{"auth":"app-key:bad","user_data":"{\"id\":\"u\"}"}}`)
-		c.expect("pusher:error")
+	{"server", nil, func(t *testing.T, _ *testServer, c *testutil.Client) {
+		c.Send(`{"event":"pusher:signin","data":{"auth":"app-key:bad","user_data":"{\"id\":\"u\"}"}}`)
+		c.Expect("pusher:error")
 		answerClose(t, c, ws.CloseCode(pusher.Unauthorized))
 	}},
 }
@@ -58,12 +59,12 @@ var closeCases = []closeCase{
 // answerClose reads the server's close frame, checks its code and answers
 // it, completing the close handshake as a well-behaved client does: the
 // answer must not turn the server's close into the client's.
-func answerClose(t *testing.T, c *client, want ws.CloseCode) {
+func answerClose(t *testing.T, c *testutil.Client, want ws.CloseCode) {
 	t.Helper()
-	if got := c.closeCode(); got != want {
+	if got := c.CloseCode(); got != want {
 		t.Fatalf("close %d, want %d", got, want)
 	}
-	c.c.WriteClose(want, "")
+	c.Conn.WriteClose(want, "")
 }
 
 // TestCloseReasonsInMetrics ends a connection for each reason on each

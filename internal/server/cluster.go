@@ -21,7 +21,7 @@ func (s *Server) joinCluster() error {
 		return err
 	}
 	s.hub.SetBroker(r)
-	s.hub.SetCluster(r)
+	s.hub.SetState(r.State())
 	s.cluster = r
 	return nil
 }

@@ -2,28 +2,51 @@ package server
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/testutil"
 	"github.com/roostproject/roost/internal/ws"
 )
 
 // transports are the two ways roost serves connections; protocol tests run on both.
 var transports = []string{"epoll", "portable"}
 
-// testServer is a roost node started in-process on 127.0.0.1:0.
+// testServer is a roost node started in-process, on 127.0.0.1:0 or on
+// in-memory pipes.
 type testServer struct {
 	*Server
 	addr string
+	opts *ws.DialOptions // how clients reach it; nil for TCP
 }
 
+// startServer starts a node on 127.0.0.1:0 with the given transport.
 func startServer(t testing.TB, transport string, edit func(*config.Config)) *testServer {
+	t.Helper()
+	srv := newServer(t, transport, edit)
+	ln, err := srv.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serve(t, srv, ln, nil)
+}
+
+// startPipeServer starts a node on the portable transport that serves
+// in-memory pipes, so that it can run in a testing/synctest bubble: its
+// timeouts then run on the bubble's fake clock.
+func startPipeServer(t testing.TB, edit func(*config.Config)) *testServer {
+	t.Helper()
+	ln := testutil.NewPipeListener()
+	return serve(t, newServer(t, "portable", edit), ln, &ws.DialOptions{DialContext: ln.DialContext})
+}
+
+// newServer builds a node with the given transport, changed by edit.
+func newServer(t testing.TB, transport string, edit func(*config.Config)) *Server {
 	t.Helper()
 	cfg, err := config.Parse([]byte("addr: 127.0.0.1:0\ntransport: "+transport+"\n"), nil)
 	if err != nil {
@@ -36,10 +59,11 @@ func startServer(t testing.TB, transport string, edit func(*config.Config)) *tes
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := srv.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
+	return srv
+}
+
+// serve runs srv on ln until the test ends.
+func serve(t testing.TB, srv *Server, ln net.Listener, opts *ws.DialOptions) *testServer {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
@@ -49,133 +73,28 @@ func startServer(t testing.TB, transport string, edit func(*config.Config)) *tes
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	return &testServer{Server: srv, addr: ln.Addr().String()}
+	return &testServer{Server: srv, addr: ln.Addr().String(), opts: opts}
 }
 
-// client is a raw WebSocket client speaking Pusher messages.
-type client struct {
-	t        testing.TB
-	c        *ws.Client
-	socketID string
+// waitLimit bounds every wait for a condition of an in-process server.
+const waitLimit = 10 * time.Second
+
+// url is the WebSocket endpoint of the app with key.
+func (s *testServer) url(key string) string {
+	return "ws://" + s.addr + "/app/" + key + "?protocol=7&client=js&version=8.6.0"
 }
 
-type event struct {
-	Event   string          `json:"event"`
-	Channel string          `json:"channel"`
-	Data    json.RawMessage `json:"data"`
-}
-
-func (s *testServer) dial(t testing.TB, key string) *client {
+// dial opens a connection to the app with key and reads nothing.
+func (s *testServer) dial(t testing.TB, key string) *testutil.Client {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, err := ws.Dial(ctx, "ws://"+s.addr+"/app/"+key+"?protocol=7&client=js&version=8.6.0", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	cl := &client{t: t, c: c}
-	return cl
+	return testutil.Dial(t, s.url(key), s.opts)
 }
 
-// connect dials and reads pusher:connection_established.
-func (s *testServer) connect(t testing.TB) *client {
-	cl := s.dial(t, "app-key")
-	ev := cl.expect("pusher:connection_established")
-	var data struct {
-		SocketID string `json:"socket_id"`
-	}
-	cl.decodeData(ev, &data)
-	cl.socketID = data.SocketID
-	return cl
-}
-
-func (c *client) send(format string, args ...any) {
-	c.t.Helper()
-	if err := c.c.WriteText([]byte(fmt.Sprintf(format, args...))); err != nil {
-		c.t.Fatal(err)
-	}
-}
-
-// read returns the next text message, failing after 10 s.
-func (c *client) read() event {
-	c.t.Helper()
-	c.c.NetConn().SetReadDeadline(time.Now().Add(10 * time.Second))
-	op, msg, err := c.c.ReadMessage()
-	if err != nil {
-		c.t.Fatalf("read: %v", err)
-	}
-	if op != ws.OpText {
-		c.t.Fatalf("got opcode %v (%q), want text", op, msg)
-	}
-	var ev event
-	if err := json.Unmarshal(msg, &ev); err != nil {
-		c.t.Fatalf("bad JSON from server: %q", msg)
-	}
-	return ev
-}
-
-func (c *client) expect(name string) event {
-	c.t.Helper()
-	ev := c.read()
-	if ev.Event != name {
-		c.t.Fatalf("got %s %s %s, want %s", ev.Event, ev.Channel, ev.Data, name)
-	}
-	return ev
-}
-
-// decodeData unmarshals a server event's data, which is a JSON string
-// holding JSON (Pusher's double encoding) or, for some events, an object.
-func (c *client) decodeData(ev event, v any) {
-	c.t.Helper()
-	raw := []byte(ev.Data)
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		raw = []byte(s)
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		c.t.Fatalf("data of %s: %v (%s)", ev.Event, err, ev.Data)
-	}
-}
-
-func (c *client) subscribe(channel string) {
-	c.t.Helper()
-	c.send(`{"event":"pusher:subscribe","data":{"channel":%q}}`, channel)
-	ev := c.expect("pusher_internal:subscription_succeeded")
-	if ev.Channel != channel {
-		c.t.Fatalf("subscription_succeeded for %q, want %q", ev.Channel, channel)
-	}
-}
-
-// closeCode reads until the server's close frame and returns its code.
-func (c *client) closeCode() ws.CloseCode {
-	c.t.Helper()
-	c.c.NetConn().SetReadDeadline(time.Now().Add(10 * time.Second))
-	for {
-		op, msg, err := c.c.ReadMessage()
-		if err != nil {
-			c.t.Fatalf("no close frame: %v", err)
-		}
-		if op == ws.OpClose {
-			code, _, err := ws.ParseClose(msg)
-			if err != nil {
-				c.t.Fatalf("bad close frame %q: %v", msg, err)
-			}
-			return code
-		}
-	}
-}
-
-// waitFor polls cond until it holds or 10 s pass.
-func waitFor(t testing.TB, what string, cond func() bool) {
+// connect opens a connection to the development app and reads
+// pusher:connection_established.
+func (s *testServer) connect(t testing.TB) *testutil.Client {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	return testutil.Connect(t, s.url("app-key"), s.opts)
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }

@@ -76,7 +76,7 @@ type GCReport struct {
 }
 
 // forceGC runs runtime.GC and debug.FreeOSMemory, so that RSS can be read
-// without the garbage a steady state carries (DESIGN.md, "Performance").
+// without the garbage a steady state carries (docs/design.md, "Performance").
 func forceGC(w http.ResponseWriter, _ *http.Request) {
 	runtime.GC()
 	debug.FreeOSMemory()

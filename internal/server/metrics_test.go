@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roostproject/roost/internal/testutil"
 	"github.com/roostproject/roost/internal/ws"
 )
 
@@ -38,7 +39,7 @@ func TestMetricsCountConnections(t *testing.T) {
 		t.Run(tr, func(t *testing.T) {
 			s := startServer(t, tr, nil)
 			cl := s.connect(t)
-			cl.subscribe("metrics-test")
+			cl.Subscribe("metrics-test")
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			if bad, err := ws.Dial(ctx, "ws://"+s.addr+"/app/no-such-key?protocol=7", nil); err == nil {
@@ -47,7 +48,7 @@ func TestMetricsCountConnections(t *testing.T) {
 			waitForMetrics(t, s, `roost_connections{transport="`+tr+`"} 1`, `roost_subscriptions 1`,
 				`roost_channels 1`, `roost_handshakes_total{result="refused"} 1`,
 				`roost_handshakes_total{result="accepted"} 1`)
-			cl.c.WriteClose(ws.CloseNormal, "")
+			cl.Conn.WriteClose(ws.CloseNormal, "")
 			waitForMetrics(t, s, `roost_connections{transport="`+tr+`"} 0`,
 				`roost_connections_closed_total{reason="client",transport="`+tr+`"} 1`, `roost_subscriptions 0`)
 		})
@@ -58,7 +59,7 @@ func TestMetricsCountConnections(t *testing.T) {
 func waitForMetrics(t *testing.T, s *testServer, lines ...string) {
 	t.Helper()
 	var body string
-	waitFor(t, "metrics "+strings.Join(lines, ", "), func() bool {
+	testutil.Eventually(t, waitLimit, "metrics "+strings.Join(lines, ", "), func() bool {
 		_, body = s.get(t, "GET", "/metrics")
 		for _, l := range lines {
 			if !hasSeries(body, l) {

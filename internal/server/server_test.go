@@ -10,6 +10,7 @@ import (
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/pusher"
+	"github.com/roostproject/roost/internal/testutil"
 	"github.com/roostproject/roost/internal/ws"
 )
 
@@ -23,24 +24,24 @@ func TestPublishReachesSubscribers(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr string) {
 		s := startServer(t, tr, nil)
 		a, b := s.connect(t), s.connect(t)
-		if !regexp.MustCompile(`^\d+\.\d+$`).MatchString(a.socketID) || a.socketID == b.socketID {
-			t.Fatalf("socket ids %q %q", a.socketID, b.socketID)
+		if !regexp.MustCompile(`^\d+\.\d+$`).MatchString(a.SocketID) || a.SocketID == b.SocketID {
+			t.Fatalf("socket ids %q %q", a.SocketID, b.SocketID)
 		}
-		a.subscribe("news")
-		b.subscribe("news")
-		pub := hub.Publication{Channels: []string{"news"}, Event: "update", Data: `{"n":"é"}`, SocketID: a.socketID}
+		a.Subscribe("news")
+		b.Subscribe("news")
+		pub := hub.Publication{Channels: []string{"news"}, Event: "update", Data: `{"n":"é"}`, SocketID: a.SocketID}
 		if err := s.Hub().Publish("app-id", pub); err != nil {
 			t.Fatal(err)
 		}
-		ev := b.expect("update")
+		ev := b.Expect("update")
 		var data map[string]string
-		b.decodeData(ev, &data)
+		b.DecodeData(ev, &data)
 		if ev.Channel != "news" || data["n"] != "é" {
 			t.Fatalf("got %+v", ev)
 		}
 		pub.SocketID = ""
 		s.Hub().Publish("app-id", pub)
-		a.expect("update") // the first one was excluded: a sees only the second
+		a.Expect("update") // the first one was excluded: a sees only the second
 	})
 }
 
@@ -48,18 +49,17 @@ func TestPingPongAndErrors(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr string) {
 		s := startServer(t, tr, nil)
 		c := s.connect(t)
-		c.send(`{"event":"pusher:ping","data":{}}`)
-		c.expect("pusher:pong")
-		c.send(`{not json`)
-		c.expect("pusher:error")
-		c.send(`{"event":"pusher:subscribe","data":{"channel":"bad name!"}}`)
-		c.expect("pusher:subscription_error")
-		c.subscribe("still-works")
-		if err := c.c.WritePing([]byte("hi")); err != nil {
+		c.Ping()
+		c.Send(`{not json`)
+		c.Expect("pusher:error")
+		c.Send(`{"event":"pusher:subscribe","data":{"channel":"bad name!"}}`)
+		c.Expect("pusher:subscription_error")
+		c.Subscribe("still-works")
+		if err := c.Conn.WritePing([]byte("hi")); err != nil {
 			t.Fatal(err)
 		}
-		c.c.NetConn().SetReadDeadline(time.Now().Add(10 * time.Second))
-		op, msg, err := c.c.ReadMessage()
+		c.Conn.NetConn().SetReadDeadline(time.Now().Add(10 * time.Second))
+		op, msg, err := c.Conn.ReadMessage()
 		if err != nil || op != ws.OpPong || string(msg) != "hi" {
 			t.Fatalf("ping frame answered with %v %q %v", op, msg, err)
 		}
@@ -74,26 +74,28 @@ func TestRefusals(t *testing.T) {
 		})
 		for key, want := range map[string]pusher.Code{"nope": pusher.AppNotFound, "off-key": pusher.AppDisabled} {
 			c := s.dial(t, key)
-			c.expect("pusher:error")
-			if got := c.closeCode(); got != ws.CloseCode(want) {
+			c.Expect("pusher:error")
+			if got := c.CloseCode(); got != ws.CloseCode(want) {
 				t.Errorf("key %q: close %d, want %d", key, got, want)
 			}
 		}
 	})
 }
 
-func TestServerPingThenPongTimeout(t *testing.T) {
-	eachTransport(t, func(t *testing.T, tr string) {
-		s := startServer(t, tr, func(c *config.Config) {
-			c.ActivityTimeout = time.Second
-			c.PongWait = time.Second
-		})
-		c := s.connect(t)
-		c.expect("pusher:ping")
-		if got := c.closeCode(); got != ws.CloseCode(pusher.PongTimeout) {
-			t.Fatalf("close %d, want 4201", got)
-		}
+// TestEpollPingThenPongTimeout runs the keepalive of the epoll transport
+// in real time, with one-second timeouts: its loops wait in epoll_wait,
+// outside any synctest bubble. TestSilentClientIsPingedThenClosed checks
+// the portable transport's exact figures on a fake clock.
+func TestEpollPingThenPongTimeout(t *testing.T) {
+	s := startServer(t, "epoll", func(c *config.Config) {
+		c.ActivityTimeout = time.Second
+		c.PongWait = time.Second
 	})
+	c := s.connect(t)
+	c.Expect("pusher:ping")
+	if got := c.CloseCode(); got != ws.CloseCode(pusher.PongTimeout) {
+		t.Fatalf("close %d, want 4201", got)
+	}
 }
 
 func TestProtocolErrorsClose(t *testing.T) {
@@ -110,10 +112,10 @@ func TestProtocolErrorsClose(t *testing.T) {
 		s := startServer(t, tr, nil)
 		for _, tc := range cases {
 			c := s.connect(t)
-			if err := c.c.WriteRaw(tc.frame); err != nil {
+			if err := c.Conn.WriteRaw(tc.frame); err != nil {
 				t.Fatal(err)
 			}
-			if got := c.closeCode(); got != tc.want {
+			if got := c.CloseCode(); got != tc.want {
 				t.Errorf("%s: close %d, want %d", tc.name, got, tc.want)
 			}
 		}
@@ -124,13 +126,13 @@ func TestShutdownSays4200(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr string) {
 		s := startServer(t, tr, nil)
 		c := s.connect(t)
-		c.subscribe("x")
+		c.Subscribe("x")
 		go s.Shutdown(t.Context())
-		ev := c.expect("pusher:error")
+		ev := c.Expect("pusher:error")
 		if !contains(string(ev.Data), "4200") {
 			t.Fatalf("shutdown error %s", ev.Data)
 		}
-		if got := c.closeCode(); got != 4200 {
+		if got := c.CloseCode(); got != 4200 {
 			t.Fatalf("close %d, want 4200", got)
 		}
 	})
@@ -146,31 +148,29 @@ func TestIdleConnectionsOwnNoGoroutine(t *testing.T) {
 	open := func(n int) {
 		for i := 0; i < n; i++ {
 			c := s.connect(t)
-			c.subscribe(fmt.Sprint("channel-", i%50))
-			c.send(`{"event":"pusher:ping","data":{}}`)
-			c.expect("pusher:pong")
+			c.Subscribe(fmt.Sprint("channel-", i%50))
+			c.Ping()
 		}
 	}
 	open(100)
-	base := settledGoroutines(t)
+	base := settledGoroutines()
 	open(4900)
-	waitFor(t, "5,000 connections", func() bool { return s.Connections() == 5000 })
-	if got := settledGoroutines(t); got > base {
+	testutil.Eventually(t, waitLimit, "5,000 connections", func() bool { return s.Connections() == 5000 })
+	var got int
+	if !testutil.Poll(waitLimit, func() bool { got = runtime.NumGoroutine(); return got <= base }) {
 		t.Fatalf("goroutines grew from %d (100 connections) to %d (5,000)", base, got)
 	}
 }
 
-// settledGoroutines waits for handshake goroutines to finish and returns
-// the goroutine count.
-func settledGoroutines(t *testing.T) int {
+// settledGoroutines returns the goroutine count once two samples in a row
+// agree, when the handshake goroutines of new connections have finished.
+func settledGoroutines() int {
 	prev := -1
-	for i := 0; i < 200; i++ {
+	testutil.Poll(waitLimit, func() bool {
 		n := runtime.NumGoroutine()
-		if n == prev {
-			return n
-		}
+		settled := n == prev
 		prev = n
-		time.Sleep(20 * time.Millisecond)
-	}
+		return settled
+	})
 	return prev
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/hub"
+	"github.com/roostproject/roost/internal/testutil"
 )
 
 // TestSlowConsumerIsClosed: a client that stops reading is closed once its
@@ -15,39 +16,40 @@ func TestSlowConsumerIsClosed(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tr string) {
 		s := startServer(t, tr, func(c *config.Config) { c.Limits.WriteBacklog = 64 << 10 })
 		slow, fast := s.connect(t), s.connect(t)
-		slow.subscribe("firehose")
-		fast.subscribe("firehose")
+		slow.Subscribe("firehose")
+		fast.Subscribe("firehose")
 		data := strings.Repeat("x", 8<<10)
 		publish := func() {
 			s.Hub().Publish("app-id", hub.Publication{Channels: []string{"firehose"}, Event: "e", Data: data})
 		}
 		// The slow client never reads; the kernel buffers fill, then the backlog.
-		waitFor(t, "the slow consumer to be closed", func() bool {
+		testutil.Eventually(t, waitLimit, "the slow consumer to be closed", func() bool {
 			publish()
-			fast.expect("e")
+			fast.Expect("e")
 			return s.Hub().Channel("app-id", "firehose").SubscriptionCount == 1
 		})
 		publish()
-		fast.expect("e")
+		fast.Expect("e")
 	})
 }
 
-// TestBlockedWriterTimesOut: a client whose socket stays full past the
-// write timeout is closed even though its backlog is under the cap.
-func TestBlockedWriterTimesOut(t *testing.T) {
-	eachTransport(t, func(t *testing.T, tr string) {
-		s := startServer(t, tr, func(c *config.Config) {
-			c.Limits.WriteTimeout = time.Second
-			c.Limits.WriteBacklog = 64 << 20
-		})
-		slow := s.connect(t)
-		slow.subscribe("firehose")
-		data := strings.Repeat("y", 64<<10)
-		for i := 0; i < 200 && s.Hub().Channel("app-id", "firehose").Occupied; i++ {
-			s.Hub().Publish("app-id", hub.Publication{Channels: []string{"firehose"}, Event: "e", Data: data})
-		}
-		waitFor(t, "the blocked writer to be closed", func() bool {
-			return !s.Hub().Channel("app-id", "firehose").Occupied
-		})
+// TestEpollBlockedWriterTimesOut: on the epoll transport, a client whose
+// socket stays full past the write timeout is closed even though its
+// backlog is under the cap. It runs in real time, with a one-second
+// timeout, as epoll needs real sockets; TestBlockedWriterTimesOutOnTime
+// checks the portable transport on a fake clock.
+func TestEpollBlockedWriterTimesOut(t *testing.T) {
+	s := startServer(t, "epoll", func(c *config.Config) {
+		c.Limits.WriteTimeout = time.Second
+		c.Limits.WriteBacklog = 64 << 20
+	})
+	slow := s.connect(t)
+	slow.Subscribe("firehose")
+	data := strings.Repeat("y", 64<<10)
+	for i := 0; i < 200 && s.Hub().Channel("app-id", "firehose").Occupied; i++ {
+		s.Hub().Publish("app-id", hub.Publication{Channels: []string{"firehose"}, Event: "e", Data: data})
+	}
+	testutil.Eventually(t, waitLimit, "the blocked writer to be closed", func() bool {
+		return !s.Hub().Channel("app-id", "firehose").Occupied
 	})
 }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/testutil"
 	"github.com/roostproject/roost/internal/ws"
 )
 
@@ -54,16 +54,8 @@ func TestTLS(t *testing.T) {
 	if s.Transport() != "portable" {
 		t.Fatalf("TLS served by %s, want portable", s.Transport())
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, err := ws.Dial(ctx, "wss://"+s.addr+"/app/app-key?protocol=7&version=8.6.0", &ws.DialOptions{TLSConfig: &tls.Config{RootCAs: pool}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	cl := &client{t: t, c: c}
-	cl.expect("pusher:connection_established")
-	cl.subscribe("secure")
-	cl.send(`{"event":"pusher:ping","data":{}}`)
-	cl.expect("pusher:pong")
+	opts := &ws.DialOptions{TLSConfig: &tls.Config{RootCAs: pool}}
+	cl := testutil.Connect(t, "wss://"+s.addr+"/app/app-key?protocol=7&version=8.6.0", opts)
+	cl.Subscribe("secure")
+	cl.Ping()
 }

@@ -15,8 +15,8 @@ import (
 
 // serveWebSocket upgrades GET /app/{key} and hands the connection to a
 // transport. A refused connection is upgraded first, so that the client
-// learns why from a pusher:error and a close code (PROTOCOL.md), as
-// pusher-js expects.
+// learns why from a pusher:error and a close code, as pusher-js expects
+// (docs/protocol.md, "Refusals").
 func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	nc, buffered, err := ws.Upgrade(w, r)
 	if err != nil {

@@ -58,18 +58,15 @@ func (s Call) becomeUser(id string, info json.RawMessage) {
 	}
 }
 
-// maxWatchlist is how many users one connection may watch (Pusher docs).
-const maxWatchlist = 100
-
 // watch subscribes the connection to the online/offline changes of the
 // users in its watchlist and tells it which of them are online now.
 func (s Call) watch(ids []string) {
 	if len(ids) == 0 {
 		return
 	}
-	if len(ids) > maxWatchlist {
+	if len(ids) > pusher.MaxWatchlist {
 		s.sendError(pusher.WatchlistLimit, "a watchlist may name at most 100 users; only the first 100 are watched")
-		ids = ids[:maxWatchlist]
+		ids = ids[:pusher.MaxWatchlist]
 	}
 	h := s.env.Hub
 	for _, id := range ids {

@@ -10,7 +10,7 @@
 // whatever the deadline.
 //
 // The lists are intrusive in the wheel's own arrays, indexed by a small int32
-// id (a file descriptor): next and prev links and the deadline. The arrays
+// id (the owner's slot for a connection): next and prev links and the deadline. The arrays
 // hold no pointers, so the garbage collector never scans them, and after the
 // arrays have grown to the highest id no operation allocates.
 //

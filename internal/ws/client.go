@@ -40,6 +40,10 @@ type DialOptions struct {
 	// MaxMessage bounds the size of a message ReadMessage accepts, in
 	// bytes. Zero means 16 MiB.
 	MaxMessage int
+	// DialContext opens the connection that the handshake (and, for wss://,
+	// TLS) runs over, for instance an in-memory pipe in a test. Nil means a
+	// net.Dialer from LocalAddr.
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Client is a minimal WebSocket client (RFC 6455) for Go tests and the load
@@ -87,6 +91,28 @@ func Dial(ctx context.Context, rawURL string, opts *DialOptions) (*Client, error
 
 // dialConn opens the TCP (or TLS) connection for u.
 func dialConn(ctx context.Context, u *url.URL, opts *DialOptions) (net.Conn, error) {
+	dial, err := dialer(opts)
+	if err != nil {
+		return nil, err
+	}
+	switch u.Scheme {
+	case "ws":
+		return dial(ctx, "tcp", hostPort(u, "80"))
+	case "wss":
+		conn, err := dial(ctx, "tcp", hostPort(u, "443"))
+		if err != nil {
+			return nil, err
+		}
+		return clientTLS(ctx, conn, u, opts.TLSConfig)
+	}
+	return nil, fmt.Errorf("unsupported scheme %q, want ws or wss", u.Scheme)
+}
+
+// dialer returns opts.DialContext, or a net.Dialer's from opts.LocalAddr.
+func dialer(opts *DialOptions) (func(context.Context, string, string) (net.Conn, error), error) {
+	if opts.DialContext != nil {
+		return opts.DialContext, nil
+	}
 	var d net.Dialer
 	if opts.LocalAddr != "" {
 		addr, err := localAddr(opts.LocalAddr)
@@ -95,14 +121,25 @@ func dialConn(ctx context.Context, u *url.URL, opts *DialOptions) (net.Conn, err
 		}
 		d.LocalAddr = addr
 	}
-	switch u.Scheme {
-	case "ws":
-		return d.DialContext(ctx, "tcp", hostPort(u, "80"))
-	case "wss":
-		td := tls.Dialer{NetDialer: &d, Config: opts.TLSConfig}
-		return td.DialContext(ctx, "tcp", hostPort(u, "443"))
+	return d.DialContext, nil
+}
+
+// clientTLS runs the TLS handshake over conn, checking the certificate
+// against u's host unless cfg names another server.
+func clientTLS(ctx context.Context, conn net.Conn, u *url.URL, cfg *tls.Config) (net.Conn, error) {
+	if cfg == nil {
+		cfg = &tls.Config{}
 	}
-	return nil, fmt.Errorf("unsupported scheme %q, want ws or wss", u.Scheme)
+	if cfg.ServerName == "" {
+		cfg = cfg.Clone()
+		cfg.ServerName = u.Hostname()
+	}
+	tc := tls.Client(conn, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return tc, nil
 }
 
 // localAddr parses DialOptions.LocalAddr: an IP, or an IP with a port.

@@ -165,6 +165,27 @@ func TestClientOptions(t *testing.T) {
 	expect(t, c, OpText, "https://example.com")
 }
 
+// TestClientDialContext: a DialContext option opens the connection, for
+// the address of the URL.
+func TestClientDialContext(t *testing.T) {
+	url := startEchoServer(t)
+	var got string
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		got = network + " " + addr
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr)
+	}
+	c, err := Dial(context.Background(), url, &DialOptions{DialContext: dial})
+	must(t, err)
+	t.Cleanup(func() { c.Close() })
+	must(t, c.WriteText([]byte("hello")))
+	expect(t, c, OpText, "hello")
+	host, _, _ := strings.Cut(strings.TrimPrefix(url, "ws://"), "/")
+	if want := "tcp " + host; got != want {
+		t.Fatalf("DialContext called with %q, want %q", got, want)
+	}
+}
+
 func TestClientMaxMessage(t *testing.T) {
 	c := dialEcho(t, &DialOptions{MaxMessage: 10})
 	must(t, c.WriteText([]byte(stars(11))))
@@ -195,6 +216,9 @@ func TestDialErrors(t *testing.T) {
 		{"bad url", context.Background(), "ws://[::1", nil},
 		{"cancelled", cancelled, startEchoServer(t), nil},
 		{"bad local address", context.Background(), startEchoServer(t), &DialOptions{LocalAddr: "not an address"}},
+		{"dial fails", context.Background(), startEchoServer(t), &DialOptions{DialContext: func(context.Context, string, string) (net.Conn, error) {
+			return nil, errors.New("no route")
+		}}},
 		{"404", context.Background(), "ws" + strings.TrimPrefix(notFound.URL, "http"), nil},
 		{"wrong accept", context.Background(), "ws" + strings.TrimPrefix(wrongAccept.URL, "http"), nil},
 	}

@@ -14,7 +14,8 @@ type fragBox struct{ buf []byte }
 
 // fragPool lends buffers to fragmented messages, which are rare (browsers
 // and pusher-js never fragment), so that no connection keeps one while idle
-// (DESIGN.md decision 2). emptyBoxes recycles the boxes themselves.
+// (docs/design.md, "An idle connection owns no goroutine, no timer and no
+// buffer"). emptyBoxes recycles the boxes themselves.
 // These pools are the package's only shared state; sync.Pool is safe for
 // concurrent use by every loop.
 var fragPool, emptyBoxes sync.Pool

@@ -1,9 +1,9 @@
 // Package cluster holds the failure tests of a roost cluster over Redis
-// (issue 5, "Failure"): they run real `roost serve` processes built with
-// `go build` against a private redis-server that the test kills with SIGKILL
-// and starts again on the same port, to prove that a node keeps delivering
-// locally while Redis is away, reports itself degraded on GET /ready, and
-// rejoins the cluster by itself when Redis comes back.
+// (docs/cluster.md, "When Redis goes away"): they run real `roost serve`
+// processes built with `go build` against a private redis-server that the
+// test kills with SIGKILL and starts again on the same port, to prove that a
+// node keeps delivering locally while Redis is away, reports itself degraded
+// on GET /ready, and rejoins the cluster by itself when Redis comes back.
 //
 // The tests need the redis-server binary. Without it they skip and say why,
 // except in CI (CI=true), where they fail: CI must always run them. The

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/roostproject/roost/internal/testutil"
 )
 
 // duo is two roost nodes joined through a private redis-server.
@@ -42,7 +44,7 @@ func (d *duo) waitReady(status int, prefix string) {
 	for _, n := range []*node{d.a, d.b} {
 		var got int
 		var body string
-		if !poll(stateChange, func() bool {
+		if !testutil.Poll(stateChange, func() bool {
 			got, body = n.ready()
 			return got == status && strings.HasPrefix(body, prefix)
 		}) {

@@ -3,6 +3,8 @@ package cluster
 import (
 	"net/http"
 	"testing"
+
+	"github.com/roostproject/roost/internal/testutil"
 )
 
 // TestFreshRedis runs two nodes on a Redis that has never seen roost (an
@@ -12,9 +14,9 @@ import (
 func TestFreshRedis(t *testing.T) {
 	d := newDuo(t, "roost-fresh")
 	d.waitReady(http.StatusOK, "ready")
-	dial(t, d.a, "sA").subscribe("news", "")
+	dial(t, d.a, "sA").Subscribe("news")
 	var count int
-	if !poll(stateChange, func() bool { count = d.subscriptions(d.b, "news"); return count == 1 }) {
+	if !testutil.Poll(stateChange, func() bool { count = d.subscriptions(d.b, "news"); return count == 1 }) {
 		t.Fatalf("subscription_count of news from node B = %d, want 1 (one subscriber on node A)", count)
 	}
 	d.waitReady(http.StatusOK, "ready")

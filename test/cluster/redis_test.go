@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/roostproject/roost/internal/testutil"
 )
 
 // redisStart bounds how long a redis-server may take to answer PING.
@@ -33,7 +35,7 @@ func startRedis(t *testing.T) *redisServer {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
-		needs(t, "no redis-server binary on PATH ("+err.Error()+")")
+		testutil.Needs(t, "no redis-server binary on PATH (%v); the cluster failure tests need it", err)
 	}
 	r := &redisServer{t: t, bin: bin, port: freePort(t)}
 	r.start()
@@ -68,7 +70,7 @@ func (r *redisServer) start() {
 	r.mu.Lock()
 	r.cmd = cmd
 	r.mu.Unlock()
-	waitFor(r.t, redisStart, "redis-server answering PING on "+r.URL(), r.pings)
+	testutil.Eventually(r.t, redisStart, "redis-server answering PING on "+r.URL(), r.pings)
 }
 
 // kill stops redis-server with SIGKILL, as a crash would, and reaps it.

@@ -1,17 +1,22 @@
 package cluster
 
 import (
-	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/roostproject/roost/internal/testutil"
 )
 
 // stateChange bounds how long a node may take to notice that Redis went
 // away or came back: one heartbeat period (5 s) plus its 2 s timeout, twice.
 const stateChange = 20 * time.Second
+
+// crossRetry is how long crossUntilDelivered waits for each event it
+// publishes before it publishes another.
+const crossRetry = 100 * time.Millisecond
 
 // inOrder is how many events must arrive complete and in order once
 // cross-node delivery has resumed.
@@ -21,7 +26,7 @@ const inOrder = 20
 // subscriber of "news" on each.
 type outage struct {
 	*duo
-	sA, sB *client
+	sA, sB *testutil.Client
 }
 
 // TestRedisRestart kills Redis under a two-node cluster and starts it again
@@ -38,7 +43,7 @@ func TestRedisRestart(t *testing.T) {
 	o.waitReady(http.StatusOK, "ready")
 	o.resumes()
 	o.stateRewritten()
-	if _, ok := o.sB.find(named("during-a")); !ok {
+	if _, ok := o.sB.Find(testutil.Named("during-a")); !ok {
 		t.Logf("note: %q, published on A during the outage, never reached B (lost, not buffered)", "during-a")
 	}
 }
@@ -51,29 +56,29 @@ func newOutage(t *testing.T) *outage {
 func (o *outage) before() {
 	o.waitReady(http.StatusOK, "ready")
 	o.sA = dial(o.t, o.a, "sA")
-	o.sA.subscribe("news", "")
+	o.sA.Subscribe("news")
 	o.sB = dial(o.t, o.b, "sB")
-	o.sB.subscribe("news", "")
-	dial(o.t, o.a, "member pa").subscribe("presence-room", "pa")
-	dial(o.t, o.b, "member pb").subscribe("presence-room", "pb")
+	o.sB.Subscribe("news")
+	subscribePresence(o.t, dial(o.t, o.a, "member pa"), "presence-room", "pa")
+	subscribePresence(o.t, dial(o.t, o.b, "member pb"), "presence-room", "pb")
 	o.b.trigger("news", "before", "from B")
-	o.sA.next(named("before"))
-	o.sB.next(named("before"))
+	o.sA.Next(testutil.Named("before"))
+	o.sB.Next(testutil.Named("before"))
 }
 
 // during checks that each node still serves its own clients while Redis is
 // away: publishes, new connections, new subscriptions, presence joins.
 func (o *outage) during() {
 	o.a.trigger("news", "during-a", "from A")
-	o.sA.next(named("during-a"))
+	o.sA.Next(testutil.Named("during-a"))
 	late := dial(o.t, o.a, "sA2")
-	late.subscribe("news", "")
+	late.Subscribe("news")
 	o.a.trigger("news", "during-a2", "from A")
-	late.next(named("during-a2"))
-	o.sA.next(named("during-a2"))
+	late.Next(testutil.Named("during-a2"))
+	o.sA.Next(testutil.Named("during-a2"))
 	o.b.trigger("news", "during-b", "from B")
-	o.sB.next(named("during-b"))
-	dial(o.t, o.a, "member pc").subscribe("presence-room", "pc")
+	o.sB.Next(testutil.Named("during-b"))
+	subscribePresence(o.t, dial(o.t, o.a, "member pc"), "presence-room", "pc")
 }
 
 // resumes waits until an event published on one node reaches the other,
@@ -88,31 +93,29 @@ func (o *outage) resumes() {
 	for i := range want {
 		want[i] = strconv.Itoa(i)
 	}
-	waitFor(o.t, eventWait, fmt.Sprintf("%d seq events at sB", inOrder), func() bool {
-		return len(o.sB.events("news", "seq")) >= inOrder
-	})
-	if got := o.sB.events("news", "seq"); !slices.Equal(got, want) {
+	for len(o.sB.Events("news", "seq")) < inOrder {
+		o.sB.Next(inChannel("news", "seq"))
+	}
+	if got := o.sB.Events("news", "seq"); !slices.Equal(got, want) {
 		o.t.Fatalf("seq events at sB after the restart = %v, want %v", got, want)
 	}
 }
 
 // crossUntilDelivered publishes on from until sub (on the other node) gets
 // one: events sent before that node has subscribed again may be lost.
-func (o *outage) crossUntilDelivered(from *node, sub *client, event string) {
+func (o *outage) crossUntilDelivered(from *node, sub *testutil.Client, event string) {
 	o.t.Helper()
 	sent := 0
-	if !poll(stateChange, func() bool {
-		if _, ok := sub.find(named(event)); ok {
-			return true
-		}
+	if !testutil.Poll(stateChange, func() bool {
 		sent++
 		from.trigger("news", event, strconv.Itoa(sent))
-		return false
+		_, ok := sub.Await(crossRetry, testutil.Named(event))
+		return ok
 	}) {
 		o.t.Fatalf("%s: none of %d %q events published on %s after the restart arrived; got %s",
-			sub.name, sent, event, from.name, sub.describe())
+			sub.Name, sent, event, from.name, sub.Describe())
 	}
-	o.t.Logf("%q: %d published on %s before the first reached %s", event, sent, from.name, sub.name)
+	o.t.Logf("%q: %d published on %s before the first reached %s", event, sent, from.name, sub.Name)
 }
 
 // stateRewritten checks that the nodes wrote their presence members and
@@ -121,17 +124,12 @@ func (o *outage) stateRewritten() {
 	want := []string{"pa", "pb", "pc"}
 	for _, n := range []*node{o.a, o.b} {
 		var got []string
-		if !poll(stateChange, func() bool { got = o.users(n, "presence-room"); return slices.Equal(got, want) }) {
+		if !testutil.Poll(stateChange, func() bool { got = o.users(n, "presence-room"); return slices.Equal(got, want) }) {
 			o.t.Fatalf("members of presence-room from %s = %v, want %v", n.name, got, want)
 		}
 		var count int
-		if !poll(stateChange, func() bool { count = o.subscriptions(n, "news"); return count == 3 }) {
+		if !testutil.Poll(stateChange, func() bool { count = o.subscriptions(n, "news"); return count == 3 }) {
 			o.t.Fatalf("subscription_count of news from %s = %d, want 3 (sA, sA2, sB)", n.name, count)
 		}
 	}
-}
-
-// named matches an event by name.
-func named(event string) func(frame) bool {
-	return func(f frame) bool { return f.Event == event }
 }

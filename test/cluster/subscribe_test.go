@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"testing"
+
+	"github.com/roostproject/roost/internal/testutil"
 )
 
 // subscribeRounds is how many fresh channels TestSubscribeThenPublish tries.
@@ -14,23 +16,24 @@ const subscribeRounds = 300
 // once a client has subscription_succeeded, an event published afterwards
 // reaches it, even when it is published on another node at once. A node that
 // answers before its Redis subscription to the channel is active loses such
-// events (PROTOCOL.md "Channels"; issue 5, "exactly those of one node").
+// events (docs/design.md, "A subscription is answered only when its channel
+// is ready").
 func TestSubscribeThenPublish(t *testing.T) {
 	d := newDuo(t, "roost-subscribe")
 	d.waitReady(http.StatusOK, "ready")
 	sub := dial(t, d.b, "subscriber on B")
 	for i := range subscribeRounds {
 		channel := "fresh-" + strconv.Itoa(i)
-		sub.subscribe(channel, "")
+		sub.Subscribe(channel)
 		d.a.trigger(channel, "first", "published on A right after subscription_succeeded on B")
 		d.a.trigger(channel, "second", "published on A after the first")
-		if !poll(eventWait, func() bool { return len(sub.events(channel, "second")) > 0 }) {
+		if _, ok := sub.Await(testutil.ReadTimeout, inChannel(channel, "second")); !ok {
 			t.Fatalf("round %d: both events published on A after subscription_succeeded on B were lost; %s",
-				i, sub.describe())
+				i, sub.Describe())
 		}
-		if len(sub.events(channel, "first")) != 1 {
+		if len(sub.Events(channel, "first")) != 1 {
 			t.Fatalf("round %d: the event published on A right after subscription_succeeded on B was lost "+
-				"(the later one arrived); %s", i, sub.describe())
+				"(the later one arrived); %s", i, sub.Describe())
 		}
 	}
 }

@@ -1,0 +1,14 @@
+package hub
+
+// Counts keeps the number of subscriptions to each channel, for the HTTP
+// API's channel queries and subscription_count events.
+type Counts interface {
+	// Subscribed records a change in this node's subscriptions to a
+	// channel. The hub calls it with Hub.mu held: it must not block.
+	Subscribed(app, channel string, delta int)
+	// Count returns a channel's subscriptions.
+	Count(app, channel string) int
+	// Channels returns every occupied channel of app whose name starts with
+	// prefix, with its number of subscriptions.
+	Channels(app, prefix string) map[string]int
+}
