@@ -95,7 +95,6 @@ fuzz-short:
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOIMPORTS   := golang.org/x/tools/cmd/goimports@v0.52.0
 TOOLS       := $(CURDIR)/.tools
-MODULE       = $(shell $(GO) list -m)
 GOFILES      = $(shell find . -name '*.go' -not -path './.*' -not -path '*/node_modules/*')
 # The platforms besides Linux that every change must build for.
 CROSS := darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 freebsd/amd64 freebsd/arm64
@@ -107,8 +106,8 @@ CROSS := darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 freebsd/amd64 fre
 lint: tools
 	$(GO) mod tidy -diff
 	@bad=$$(gofmt -l $(GOFILES)); [ -z "$$bad" ] || { echo "gofmt -w needed:"; echo "$$bad"; exit 1; }
-	@bad=$$($(TOOLS)/goimports -local $(MODULE) -l $(GOFILES)); \
-	  [ -z "$$bad" ] || { echo "goimports -local $(MODULE) -w needed:"; echo "$$bad"; exit 1; }
+	@bad=$$($(TOOLS)/goimports -local $(PKG) -l $(GOFILES)); \
+	  [ -z "$$bad" ] || { echo "goimports -local $(PKG) -w needed:"; echo "$$bad"; exit 1; }
 	$(GO) vet ./...
 	GOOS=darwin $(GO) vet ./...
 	$(TOOLS)/staticcheck ./...
