@@ -14,10 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/server"
 	"github.com/roostproject/roost/internal/testutil"
-	"go.yaml.in/yaml/v3"
 )
 
 // tempRoot holds files the package's tests share (the roost binary);

@@ -1,9 +1,10 @@
 package hub
 
 import (
-	"github.com/roostproject/roost/internal/pusher"
 	"sort"
 	"strings"
+
+	"github.com/roostproject/roost/internal/pusher"
 )
 
 // ServerToUserPrefix starts the name of the channel through which a signed-in

@@ -74,6 +74,28 @@ func TestLeavesImportNoInternalPackage(t *testing.T) {
 	}
 }
 
+// overLeaves import leaves and no other package of roost's own: the policy
+// both transports share, and the metrics exposition.
+var overLeaves = []string{"transport", "metrics"}
+
+func TestOverLeavesImportOnlyLeaves(t *testing.T) {
+	all := packages(t)
+	for _, pkg := range overLeaves {
+		files := all[filepath.Join("internal", pkg)]
+		if len(files) == 0 {
+			t.Errorf("package internal/%s not found", pkg)
+		}
+		for _, f := range files {
+			for _, p := range imports(t, f) {
+				name, ok := strings.CutPrefix(p, module+"internal/")
+				if ok && !slices.Contains(leaves, name) {
+					t.Errorf("%s imports %s: internal/%s may import only leaves", f, p, pkg)
+				}
+			}
+		}
+	}
+}
+
 // testOnly are packages that only _test.go files may import.
 var testOnly = []string{"testutil"}
 

@@ -2,10 +2,13 @@ package metrics
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/roostproject/roost/internal/connstats"
 )
 
 // descs are the descriptions of roost's own metrics. Their names are part
@@ -28,7 +31,7 @@ func newDescs(version string) *descs {
 			"WebSocket handshakes since start: accepted (handed to a transport) or refused (HTTP error, unknown app, bad protocol).",
 			[]string{"result"}, nil),
 		closed: prometheus.NewDesc("roost_connections_closed_total",
-			"Connections ended since start, by transport and reason (client, timeout, slow_consumer, error, server).",
+			"Connections ended since start, by transport and reason ("+reasons()+").",
 			[]string{"transport", "reason"}, nil),
 		subscriptions: prometheus.NewDesc("roost_subscriptions", "Channel subscriptions held by local connections.", nil, nil),
 		channels:      prometheus.NewDesc("roost_channels", "Channels with at least one local subscriber.", nil, nil),
@@ -42,6 +45,15 @@ func newDescs(version string) *descs {
 		clusterDropped: prometheus.NewDesc("roost_cluster_dropped_total",
 			"Messages not sent to the other nodes because the outbox was full while Redis was slow or away.", nil, nil),
 	}
+}
+
+// reasons lists the reason label values, for the help text.
+func reasons() string {
+	names := make([]string, 0, connstats.NumReasons)
+	for r := connstats.Reason(0); r < connstats.NumReasons; r++ {
+		names = append(names, r.String())
+	}
+	return strings.Join(names, ", ")
 }
 
 // collector turns a Source's snapshot into metrics at scrape time.
@@ -96,7 +108,7 @@ func (c *collector) collectTransport(ch chan<- prometheus.Metric, t *Transport) 
 	counter(d.messagesOut, t.FramesOut)
 	counter(d.bytesIn, t.BytesIn)
 	counter(d.bytesOut, t.BytesOut)
-	for r := Reason(0); r < NumReasons; r++ {
+	for r := connstats.Reason(0); r < connstats.NumReasons; r++ {
 		ch <- prometheus.MustNewConstMetric(d.closed, prometheus.CounterValue, float64(t.Closed[r]), t.Name, r.String())
 	}
 }

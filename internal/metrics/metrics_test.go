@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/roostproject/roost/internal/connstats"
 )
 
 // scrape serves one scrape of src and returns the exposition text.
@@ -32,9 +34,9 @@ func types(text string) map[string]string {
 
 func fakeSource(s *Snapshot) {
 	s.Channels, s.Subscriptions, s.HandshakesRefused = 3, 7, 2
-	ep := Transport{Name: "epoll", Open: 5, Accepted: 9, MessagesIn: 11, BytesIn: 400, FramesOut: 13, BytesOut: 900}
-	ep.Closed[ReasonSlow] = 4
-	s.Transports = append(s.Transports, ep, Transport{Name: "portable", Open: 1, Accepted: 1})
+	ep := Transport{Name: "epoll", Counts: connstats.Counts{Open: 5, Accepted: 9, MessagesIn: 11, BytesIn: 400, FramesOut: 13, BytesOut: 900}}
+	ep.Closed[connstats.Slow] = 4
+	s.Transports = append(s.Transports, ep, Transport{Name: "portable", Counts: connstats.Counts{Open: 1, Accepted: 1}})
 	s.Cluster = &Cluster{Up: true, Dropped: 6}
 }
 
@@ -104,21 +106,6 @@ func TestValues(t *testing.T) {
 	} {
 		if !strings.Contains(text, line+"\n") {
 			t.Errorf("missing %q", line)
-		}
-	}
-}
-
-func TestReasonString(t *testing.T) {
-	tests := []struct {
-		r    Reason
-		want string
-	}{
-		{ReasonClient, "client"}, {ReasonTimeout, "timeout"}, {ReasonSlow, "slow_consumer"},
-		{ReasonError, "error"}, {ReasonServer, "server"}, {NumReasons, "unknown"}, {-1, "unknown"},
-	}
-	for _, tt := range tests {
-		if got := tt.r.String(); got != tt.want {
-			t.Errorf("Reason(%d) = %q, want %q", tt.r, got, tt.want)
 		}
 	}
 }

@@ -2,12 +2,13 @@ package netpoll
 
 import (
 	"errors"
-	"github.com/roostproject/roost/internal/connstats"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/session"
+	"github.com/roostproject/roost/internal/transport"
 	"github.com/roostproject/roost/internal/ws"
 )
 
@@ -29,9 +30,10 @@ type conn struct {
 	slot  int32 // index in the loop's tables (conns, wheel) and epoll's event data
 	flags uint8
 	ws    ws.State
-	seen  int64  // Unix ns of the last byte received
-	mark  int64  // Unix ns: ping sent (fPinged) or close deadline (fClosing)
-	x     *extra // buffers of a connection in the middle of something, or nil
+	why   transport.Cause // why the connection is ending, once it is
+	seen  int64           // Unix ns of the last byte received
+	mark  int64           // Unix ns: ping sent (fPinged) or close deadline (fClosing)
+	x     *extra          // buffers of a connection in the middle of something, or nil
 	sess  session.Session
 }
 
@@ -90,14 +92,16 @@ func (c *conn) Send(frame []byte) {
 }
 
 // Close implements session.Conn: send a close frame and wait (up to the
-// close timeout) for the client's, then release the socket.
+// close timeout) for the client's, then release the socket. A close with no
+// cause recorded before it is the server's.
 func (c *conn) Close(code ws.CloseCode, reason string) {
 	if c.flags&(fClosing|fDead) != 0 {
 		return
 	}
+	c.why.Set(connstats.Server)
 	c.write(ws.AppendClose(nil, code, reason))
 	c.flags |= fClosing
-	c.mark = c.l.now + int64(c.l.cfg.CloseTimeout)
+	c.mark = c.l.now + int64(c.l.cfg.Policy.CloseTimeout)
 	c.l.wheel.Schedule(c.slot, c.mark)
 	c.l.dying = append(c.l.dying, c)
 }
@@ -106,7 +110,7 @@ func (c *conn) write(frame []byte) {
 	l := c.l
 	l.local.framesOut++
 	l.local.bytesOut += int64(len(frame))
-	if c.x != nil && len(c.x.backlog) > 0 {
+	if c.backlogged() {
 		c.queue(frame)
 		return
 	}
@@ -119,14 +123,14 @@ func (c *conn) write(frame []byte) {
 		c.ext().blocked = l.now
 		c.queue(frame[max(n, 0):])
 		c.armOut(true)
-		c.scheduleBefore(c.x.blocked + int64(l.cfg.WriteTimeout))
+		c.scheduleBefore(c.writeDeadline())
 	}
 }
 
 // queue appends to the backlog, closing a consumer that exceeds the cap.
 func (c *conn) queue(b []byte) {
 	x := c.ext()
-	if len(x.backlog)+len(b) > c.l.cfg.WriteBacklog {
+	if c.l.cfg.Policy.Overflows(len(x.backlog), len(b)) {
 		c.l.kill(c, connstats.Slow)
 		return
 	}
@@ -198,7 +202,7 @@ func (c *conn) decode(data []byte) {
 	if c.x != nil {
 		frag = c.x.frag
 	}
-	n, err := ws.Decode(&c.ws, data, c.l.cfg.MaxMessage, &frag, c)
+	n, err := ws.Decode(&c.ws, data, c.l.cfg.Policy.MaxMessage, &frag, c)
 	if frag != nil || c.x != nil {
 		c.ext().frag = frag
 	}
@@ -222,12 +226,11 @@ func (c *conn) keep(rest []byte) {
 
 // fail closes the connection after a protocol violation (RFC 6455 7.1.7).
 func (c *conn) fail(err error) {
+	c.why.Set(connstats.Error)
 	var ce *ws.CloseError
-	if !errors.As(err, &ce) {
-		c.l.kill(c, connstats.Error)
-		return
+	if errors.As(err, &ce) {
+		c.Close(ce.Code, ce.Reason)
 	}
-	c.Close(ce.Code, ce.Reason)
 	c.l.kill(c, connstats.Error)
 }
 

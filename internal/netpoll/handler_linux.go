@@ -2,6 +2,7 @@ package netpoll
 
 import (
 	"github.com/roostproject/roost/internal/connstats"
+	"github.com/roostproject/roost/internal/transport"
 	"github.com/roostproject/roost/internal/ws"
 )
 
@@ -25,11 +26,9 @@ func (c *conn) OnPong([]byte) bool { return true }
 // OnClose implements ws.Handler. A close we started is now complete; a close
 // the client started is echoed (RFC 6455 5.5.1) and the socket released.
 func (c *conn) OnClose(code ws.CloseCode, _ []byte) bool {
+	c.why.Set(connstats.Client)
 	if c.flags&fClosing == 0 {
-		if code == ws.CloseNoStatus {
-			code = ws.CloseNormal
-		}
-		c.Close(code, "")
+		c.Close(transport.EchoCode(code), "")
 	}
 	c.l.kill(c, connstats.Client)
 	return false

@@ -1,7 +1,6 @@
 package netpoll
 
 import (
-	"github.com/roostproject/roost/internal/connstats"
 	"log/slog"
 	"math/rand/v2"
 	"sync"
@@ -11,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/wheel"
 )
@@ -244,7 +244,7 @@ func (l *loop) stop() {
 // jitter spreads first deadlines over a tenth of the activity timeout, so a
 // reconnect storm does not make every connection time out in the same second.
 func (l *loop) jitter() int64 {
-	span := int64(l.cfg.ActivityTimeout / 10)
+	span := int64(l.cfg.Policy.ActivityTimeout / 10)
 	if span <= 0 {
 		return 0
 	}

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/metrics"
 )
 
@@ -42,29 +41,12 @@ func (s *Server) withMetrics(inner *http.ServeMux) *http.ServeMux {
 func (s *Server) snapshot(snap *metrics.Snapshot) {
 	snap.Channels, snap.Subscriptions = s.hub.Totals()
 	if s.poller != nil {
-		snap.Transports = append(snap.Transports, transportCounts("epoll", &s.stats))
+		snap.Transports = append(snap.Transports, metrics.Transport{Name: "epoll", Counts: s.stats.Read()})
 	}
-	snap.Transports = append(snap.Transports, transportCounts("portable", s.portable.Stats()))
+	snap.Transports = append(snap.Transports, metrics.Transport{Name: "portable", Counts: s.portable.Stats().Read()})
 	if s.cluster != nil {
 		snap.Cluster = &metrics.Cluster{Up: s.cluster.Ready() == nil, Dropped: s.cluster.Dropped()}
 	}
-}
-
-// The transports' close reasons and the metrics' reason labels are the same
-// list in the same order; this fails to compile if their lengths part.
-var _ [metrics.NumReasons]struct{} = [connstats.NumReasons]struct{}{}
-
-// transportCounts turns a transport's counters into its metrics.
-func transportCounts(name string, st *connstats.Stats) metrics.Transport {
-	t := metrics.Transport{
-		Name: name, Open: st.Open.Load(), Accepted: st.Accepted.Load(),
-		MessagesIn: st.MessagesIn.Load(), BytesIn: st.BytesIn.Load(),
-		FramesOut: st.FramesOut.Load(), BytesOut: st.BytesOut.Load(),
-	}
-	for r := range t.Closed {
-		t.Closed[r] = st.Closed[r].Load()
-	}
-	return t
 }
 
 // debugEnabled reports whether a DebugEnv value (a comma-separated list)

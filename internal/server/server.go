@@ -44,7 +44,10 @@ type Server struct {
 // New builds a node from a validated configuration.
 func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	s := &Server{cfg: &cfg, log: log}
-	loops := s.loops()
+	loops, err := loopCount(s.cfg, netpoll.Supported)
+	if err != nil {
+		return nil, err
+	}
 	s.hub = hub.New(hub.Config{Shards: loops + 1, Encode: encode}, nodeID())
 	if cfg.Redis.URL != "" {
 		if err := s.joinCluster(); err != nil {
@@ -52,9 +55,10 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 		}
 	}
 	env := &session.Env{Hub: s.hub, Config: s.cfg, Logger: log, Now: func() int64 { return time.Now().Unix() }}
-	s.portable = portable.New(s.portableConfig(env, loops))
+	pol := policy(s.cfg)
+	s.portable = portable.New(portable.Config{Shard: loops, Hub: s.hub, Env: env, Policy: pol, Logger: log})
 	if loops > 0 {
-		p, err := netpoll.New(s.pollerConfig(env, loops))
+		p, err := netpoll.New(netpoll.Config{Loops: loops, Hub: s.hub, Env: env, Policy: pol, Logger: log, Stats: &s.stats})
 		if err != nil {
 			return nil, fmt.Errorf("server: starting epoll loops: %w", err)
 		}
@@ -87,16 +91,21 @@ func setTimeouts(h *http.Server, l config.Limits) {
 	h.IdleTimeout = idleTimeout
 }
 
-// loops returns how many epoll loops to run; 0 means portable only.
-func (s *Server) loops() int {
-	c := s.cfg
-	if c.Transport == "portable" || !netpoll.Supported || (c.Transport == "auto" && c.TLS.Enabled()) {
-		return 0
+// loopCount returns how many epoll loops to run, 0 meaning portable only, on a
+// platform that has epoll or not. "auto" is portable where there is no epoll
+// or where the node serves TLS itself; "epoll" where there is none is an
+// error rather than a silent fallback.
+func loopCount(c *config.Config, epoll bool) (int, error) {
+	switch {
+	case c.Transport == config.TransportEpoll && !epoll:
+		return 0, fmt.Errorf("server: transport %q needs Linux (this is %s); use %q or %q",
+			config.TransportEpoll, runtime.GOOS, config.TransportAuto, config.TransportPortable)
+	case c.Transport == config.TransportPortable || !epoll || (c.Transport == config.TransportAuto && c.TLS.Enabled()):
+		return 0, nil
+	case c.Loops > 0:
+		return c.Loops, nil
 	}
-	if c.Loops > 0 {
-		return c.Loops
-	}
-	return runtime.GOMAXPROCS(0)
+	return runtime.GOMAXPROCS(0), nil
 }
 
 // Transport names the transport serving new connections.
