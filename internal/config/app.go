@@ -32,6 +32,11 @@ type App struct {
 	// MaxPresenceUserInfo caps the user_info of one presence member, in
 	// bytes of JSON; the default is Pusher's limit.
 	MaxPresenceUserInfo int `yaml:"max_presence_user_info" env:"ROOST_APP_MAX_PRESENCE_USER_INFO" default:"1KiB" unit:"bytes" check:"positive" help:"user_info of one presence member, as JSON"`
+	// MaxClientEventsPerSec caps the client events the app's connections
+	// on this node may send per second, all together; one over it is
+	// dropped with pusher:error 4301, as over the per-connection limit.
+	// Each node counts its own. Zero value means unlimited.
+	MaxClientEventsPerSec int `yaml:"max_client_events_per_sec" env:"ROOST_APP_MAX_CLIENT_EVENTS_PER_SEC" default:"0" check:"min=0" help:"client events per second from all the app's connections on this node, more get error 4301; 0 means unlimited"`
 }
 
 // IsEnabled reports whether the app accepts connections and API calls; a nil

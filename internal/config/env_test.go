@@ -25,6 +25,7 @@ func TestEveryFieldFromEnv(t *testing.T) {
 		"ROOST_HANDSHAKE_TIMEOUT=2s",
 		"ROOST_MAX_HEADER_BYTES=8KiB",
 		"ROOST_CLIENT_EVENTS_PER_SECOND=20",
+		"ROOST_MAX_SUBSCRIPTIONS_PER_CONNECTION=300",
 		"ROOST_LOG_LEVEL=debug",
 		"ROOST_LOG_FORMAT=json",
 		"ROOST_REDIS_URL=redis://localhost:6379/0",
@@ -38,6 +39,7 @@ func TestEveryFieldFromEnv(t *testing.T) {
 		"ROOST_APP_MAX_CONNECTIONS=500",
 		"ROOST_APP_MAX_PRESENCE_MEMBERS=50",
 		"ROOST_APP_MAX_PRESENCE_USER_INFO=2KiB",
+		"ROOST_APP_MAX_CLIENT_EVENTS_PER_SEC=400",
 	}
 	// The same values as fullYAML, whose second app the environment cannot
 	// give: ROOST_APP_* define one app.

@@ -29,6 +29,7 @@ limits:
   handshake_timeout: 2s
   max_header_bytes: 8KiB
   client_events_per_second: 20
+  max_subscriptions_per_connection: 300
 apps:
   - id: "1"
     key: k1
@@ -39,6 +40,7 @@ apps:
     max_connections: 500
     max_presence_members: 50
     max_presence_user_info: 2KiB
+    max_client_events_per_sec: 400
   - {id: app-2, key: k2, secret: s2}
 log: {level: debug, format: json}
 redis: {url: "redis://localhost:6379/0", prefix: chat}
@@ -58,11 +60,11 @@ func fullConfig() Config {
 		Limits: Limits{
 			MaxMessageSize: 32 << 10, MaxBodySize: 2e6, MaxEventData: 20480, WriteBacklog: 512 << 10,
 			WriteTimeout: 3 * time.Second, HandshakeTimeout: 2 * time.Second,
-			MaxHeaderBytes: 8 << 10, ClientEventsPerSecond: 20,
+			MaxHeaderBytes: 8 << 10, ClientEventsPerSecond: 20, MaxSubscriptionsPerConnection: 300,
 		},
 		Apps: []App{
 			{ID: "1", Key: "k1", Secret: "s1", Enabled: &f, ClientEvents: true, SubscriptionCount: true,
-				MaxConnections: 500, MaxPresenceMembers: 50, MaxPresenceUserInfo: 2048},
+				MaxConnections: 500, MaxPresenceMembers: 50, MaxPresenceUserInfo: 2048, MaxClientEventsPerSec: 400},
 			{ID: "app-2", Key: "k2", Secret: "s2", Enabled: &t, MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024},
 		},
 		Log:   Log{Level: "debug", Format: "json"},
@@ -98,7 +100,7 @@ func TestDefault(t *testing.T) {
 		Limits: Limits{
 			MaxMessageSize: 65536, MaxBodySize: 1 << 20, MaxEventData: 10240, WriteBacklog: 1 << 20,
 			WriteTimeout: 10 * time.Second, HandshakeTimeout: 5 * time.Second,
-			MaxHeaderBytes: 16384, ClientEventsPerSecond: 10,
+			MaxHeaderBytes: 16384, ClientEventsPerSecond: 10, MaxSubscriptionsPerConnection: 100,
 		},
 		Apps: []App{{ID: "app-id", Key: "app-key", Secret: "app-secret", Enabled: &enabled, ClientEvents: true,
 			MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024}},
