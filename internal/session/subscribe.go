@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/roostproject/roost/internal/auth"
@@ -22,6 +23,10 @@ func (s Call) subscribe(msg pusher.Message) {
 		if s.subs[i].index != pending {
 			s.succeeded(s.subs[i].ch)
 		}
+		return
+	}
+	if max := s.env.Config.Limits.MaxSubscriptionsPerConnection; s.subscriptions() >= max {
+		s.subscriptionError(name, "LimitReached", fmt.Sprintf("a connection may subscribe to at most %d channels; unsubscribe from one first", max), 403)
 		return
 	}
 	kind := pusher.KindOf(name)
@@ -161,6 +166,19 @@ func (s Call) leave(i int) {
 	}
 	h.Release(sub.ch)
 	s.countChanged(sub.ch)
+}
+
+// subscriptions counts the channels the client subscribed to, pending ones
+// included; the server's own (#server-to-user-, #watchlist-) that a sign-in
+// joins do not count against the limit.
+func (s Call) subscriptions() int {
+	n := 0
+	for i := range s.subs {
+		if !strings.HasPrefix(s.subs[i].ch.Name(), "#") {
+			n++
+		}
+	}
+	return n
 }
 
 func (s Call) find(name string) int {
