@@ -35,6 +35,9 @@ type Env struct {
 	// OnCacheMiss, when not nil, is told of every cache miss (the hook for
 	// the cache_miss webhook).
 	OnCacheMiss func(app, channel string)
+
+	// clientEvents counts each app's client events per second on this node.
+	clientEvents appRates
 }
 
 // CacheMiss reports a subscription to a cache channel with nothing cached.
@@ -53,7 +56,7 @@ type Session struct {
 	seq    uint64
 	subs   []subscription
 	user   *user
-	rate   rateWindow
+	rate   window
 	closed bool
 }
 
