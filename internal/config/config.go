@@ -132,8 +132,9 @@ type Limits struct {
 	// MaxSubscriptionsPerConnection caps the channels one connection may
 	// subscribe to (pending subscriptions included; the channels a sign-in
 	// joins are not counted); a subscription over it gets
-	// pusher:subscription_error LimitReached.
-	MaxSubscriptionsPerConnection int `yaml:"max_subscriptions_per_connection" env:"ROOST_MAX_SUBSCRIPTIONS_PER_CONNECTION" default:"100" check:"positive" help:"channels one connection may subscribe to; more get subscription_error LimitReached"`
+	// pusher:subscription_error LimitReached. At most 10,000: the session
+	// counts a connection's subscriptions in 16 bits.
+	MaxSubscriptionsPerConnection int `yaml:"max_subscriptions_per_connection" env:"ROOST_MAX_SUBSCRIPTIONS_PER_CONNECTION" default:"100" check:"positive,max=10000" help:"channels one connection may subscribe to; more get subscription_error LimitReached"`
 }
 
 // Log configures the server's log/slog output.
