@@ -53,7 +53,7 @@ func (s Call) withinRate() bool {
 		s.sendError(pusher.ClientRateLimit, "client event rate limit reached: event dropped")
 		return false
 	}
-	if !s.env.clientEvents.allow(s.app.ID, now, s.app.MaxClientEventsPerSec) {
+	if !s.env.clientEvents.allow(s.app, now) {
 		s.sendError(pusher.ClientRateLimit, "the app's client event rate limit reached: event dropped")
 		return false
 	}

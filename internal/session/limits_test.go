@@ -70,3 +70,33 @@ func TestAppClientEventLimit(t *testing.T) {
 		other.expect(relayed(5))
 	})
 }
+
+// TestAppRatesAcrossGoroutines: the loops of a node count an app's client
+// events together; however they interleave, one second allows exactly the
+// app's limit.
+func TestAppRatesAcrossGoroutines(t *testing.T) {
+	var r appRates
+	app := &config.App{ID: "a", MaxClientEventsPerSec: 1000}
+	allowed := make(chan int)
+	for range 4 {
+		go func() {
+			n := 0
+			for range 500 {
+				if r.allow(app, 7) {
+					n++
+				}
+			}
+			allowed <- n
+		}()
+	}
+	total := 0
+	for range 4 {
+		total += <-allowed
+	}
+	if total != 1000 {
+		t.Fatalf("%d of 2,000 client events allowed in one second, want the app's 1,000", total)
+	}
+	if !r.allow(app, 8) {
+		t.Fatal("the next second refused the app's first event")
+	}
+}

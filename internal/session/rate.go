@@ -3,6 +3,8 @@ package session
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/roostproject/roost/internal/config"
 )
 
 // window counts events in the current second, packed in eight bytes with no
@@ -26,14 +28,16 @@ func (w window) take(now int64, limit int) (window, bool) {
 // appRates counts each app's client events on this node, across all its
 // connections (apps[].max_client_events_per_sec). An app's counter exists
 // once one of its connections has sent a client event, so it costs an idle
-// connection nothing.
+// connection nothing. Apps are keyed by their *config.App, which the loaded
+// Config keeps for the server's life; a pointer key does not allocate.
 type appRates struct {
-	m sync.Map // app id -> *atomic.Uint64 holding a window
+	m sync.Map // *config.App -> *atomic.Uint64 holding a window
 }
 
 // allow counts one client event of app at second now and reports whether
-// it is within limit; a limit of zero or less is no limit.
-func (r *appRates) allow(app string, now int64, limit int) bool {
+// it is within the app's limit; zero is no limit.
+func (r *appRates) allow(app *config.App, now int64) bool {
+	limit := app.MaxClientEventsPerSec
 	if limit <= 0 {
 		return true
 	}
