@@ -179,3 +179,17 @@ func TestFloodDoesNotStallLoop(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFloodSubscribe10kAllowed: one connection subscribes to 10,000
+// channels in one burst, the most limits.max_subscriptions_per_connection
+// allows, while a canary on its loop pings.
+func BenchmarkFloodSubscribe10kAllowed(b *testing.B) {
+	for range b.N {
+		srv := startServer(b, "epoll", func(c *config.Config) {
+			oneLoop(c)
+			c.Limits.MaxSubscriptionsPerConnection = 10000
+		})
+		r := runFlood(b, srv, nil, func(*testutil.Client) []byte { return subscribeBurst(10000) }, time.Minute)
+		r.report(b)
+	}
+}
