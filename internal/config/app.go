@@ -40,6 +40,11 @@ type App struct {
 	// MaxReadReqPerSec caps the app's HTTP API queries (the GET endpoints)
 	// per second on this node; more get 429. Zero value means unlimited.
 	MaxReadReqPerSec int `yaml:"max_read_req_per_sec" env:"ROOST_APP_MAX_READ_REQ_PER_SEC" default:"0" check:"min=0" help:"HTTP API queries (GET) per second for the app on this node; more get 429; 0 means unlimited"`
+	// MaxClientEventsPerSec caps the client events the app's connections
+	// on this node may send per second, all together; one over it is
+	// dropped with pusher:error 4301, as over the per-connection limit.
+	// Each node counts its own. Zero value means unlimited.
+	MaxClientEventsPerSec int `yaml:"max_client_events_per_sec" env:"ROOST_APP_MAX_CLIENT_EVENTS_PER_SEC" default:"0" check:"min=0" help:"client events per second from all the app's connections on this node, more get error 4301; 0 means unlimited"`
 }
 
 // IsEnabled reports whether the app accepts connections and API calls; a nil

@@ -28,6 +28,7 @@ func TestEveryFieldFromEnv(t *testing.T) {
 		"ROOST_API_REQUESTS_PER_IP=8",
 		"ROOST_API_BODY_MEMORY=16MiB",
 		"ROOST_CLIENT_EVENTS_PER_SECOND=20",
+		"ROOST_MAX_SUBSCRIPTIONS_PER_CONNECTION=300",
 		"ROOST_LOG_LEVEL=debug",
 		"ROOST_LOG_FORMAT=json",
 		"ROOST_REDIS_URL=redis://localhost:6379/0",
@@ -43,6 +44,7 @@ func TestEveryFieldFromEnv(t *testing.T) {
 		"ROOST_APP_MAX_PRESENCE_USER_INFO=2KiB",
 		"ROOST_APP_MAX_BACKEND_EVENTS_PER_SEC=300",
 		"ROOST_APP_MAX_READ_REQ_PER_SEC=40",
+		"ROOST_APP_MAX_CLIENT_EVENTS_PER_SEC=400",
 	}
 	// The same values as fullYAML, whose second app the environment cannot
 	// give: ROOST_APP_* define one app.

@@ -32,6 +32,7 @@ limits:
   api_requests_per_ip: 8
   api_body_memory: 16MiB
   client_events_per_second: 20
+  max_subscriptions_per_connection: 300
 apps:
   - id: "1"
     key: k1
@@ -44,6 +45,7 @@ apps:
     max_presence_user_info: 2KiB
     max_backend_events_per_sec: 300
     max_read_req_per_sec: 40
+    max_client_events_per_sec: 400
   - {id: app-2, key: k2, secret: s2}
 log: {level: debug, format: json}
 redis: {url: "redis://localhost:6379/0", prefix: chat}
@@ -64,12 +66,12 @@ func fullConfig() Config {
 			MaxMessageSize: 32 << 10, MaxBodySize: 2e6, MaxEventData: 20480, WriteBacklog: 512 << 10,
 			WriteTimeout: 3 * time.Second, HandshakeTimeout: 2 * time.Second,
 			MaxHeaderBytes: 8 << 10, APIBodyTimeout: 4 * time.Second, APIRequestsPerIP: 8,
-			APIBodyMemory: 16 << 20, ClientEventsPerSecond: 20,
+			APIBodyMemory: 16 << 20, ClientEventsPerSecond: 20, MaxSubscriptionsPerConnection: 300,
 		},
 		Apps: []App{
 			{ID: "1", Key: "k1", Secret: "s1", Enabled: &f, ClientEvents: true, SubscriptionCount: true,
 				MaxConnections: 500, MaxPresenceMembers: 50, MaxPresenceUserInfo: 2048,
-				MaxBackendEventsPerSec: 300, MaxReadReqPerSec: 40},
+				MaxBackendEventsPerSec: 300, MaxReadReqPerSec: 40, MaxClientEventsPerSec: 400},
 			{ID: "app-2", Key: "k2", Secret: "s2", Enabled: &t, MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024},
 		},
 		Log:   Log{Level: "debug", Format: "json"},
@@ -106,7 +108,7 @@ func TestDefault(t *testing.T) {
 			MaxMessageSize: 65536, MaxBodySize: 1 << 20, MaxEventData: 10240, WriteBacklog: 1 << 20,
 			WriteTimeout: 10 * time.Second, HandshakeTimeout: 5 * time.Second,
 			MaxHeaderBytes: 16384, APIBodyTimeout: 10 * time.Second, APIRequestsPerIP: 32,
-			APIBodyMemory: 64 << 20, ClientEventsPerSecond: 10,
+			APIBodyMemory: 64 << 20, ClientEventsPerSecond: 10, MaxSubscriptionsPerConnection: 100,
 		},
 		Apps: []App{{ID: "app-id", Key: "app-key", Secret: "app-secret", Enabled: &enabled, ClientEvents: true,
 			MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024}},

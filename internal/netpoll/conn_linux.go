@@ -19,6 +19,7 @@ const (
 	fReleased                   // the socket is closed
 	fPinged                     // a server ping awaits any answer
 	fOut                        // EPOLLOUT is armed
+	fDeferred                   // read input waits for a later turn (budget_linux.go)
 )
 
 // conn is one WebSocket connection owned by a loop. It is the only memory an
@@ -202,6 +203,7 @@ func (c *conn) decode(data []byte) {
 	if c.x != nil {
 		frag = c.x.frag
 	}
+	c.l.budget = turnBudget
 	n, err := ws.Decode(&c.ws, data, c.l.cfg.Policy.MaxMessage, &frag, c)
 	if frag != nil || c.x != nil {
 		c.ext().frag = frag
@@ -212,6 +214,7 @@ func (c *conn) decode(data []byte) {
 	}
 	if c.flags&fDead == 0 {
 		c.keep(data[n:])
+		c.deferRest(n < len(data))
 	}
 }
 

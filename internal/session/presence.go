@@ -39,13 +39,12 @@ func (s Call) joinedPresence(ch *hub.Channel, m pusher.Member) {
 	}
 }
 
-// member parses presence channel_data, checking the app's limits.
-func (s Call) member(channelData string) (pusher.Member, error) {
+// member parses presence channel_data, or takes the signed-in user's
+// identity when there is none, checking the app's limits either way.
+func (s Call) member(channelData string) (m pusher.Member, err error) {
 	if channelData == "" && s.user != nil {
-		return pusher.Member{UserID: s.user.id, UserInfo: s.user.info}, nil
-	}
-	m, err := pusher.ParseChannelData(channelData)
-	if err != nil {
+		m = pusher.Member{UserID: s.user.id, UserInfo: s.user.info}
+	} else if m, err = pusher.ParseChannelData(channelData); err != nil {
 		return m, err
 	}
 	if max := s.app.MaxPresenceUserInfo; max > 0 && len(m.UserInfo) > max {

@@ -35,6 +35,9 @@ type Env struct {
 	// OnCacheMiss, when not nil, is told of every cache miss (the hook for
 	// the cache_miss webhook).
 	OnCacheMiss func(app, channel string)
+
+	// clientEvents counts each app's client events per second on this node.
+	clientEvents appRates
 }
 
 // CacheMiss reports a subscription to a cache channel with nothing cached.
@@ -53,8 +56,12 @@ type Session struct {
 	seq    uint64
 	subs   []subscription
 	user   *user
-	rate   rateWindow
+	rate   window
 	closed bool
+	// nsubs counts subs; nclient those the client asked for, which
+	// limits.max_subscriptions_per_connection caps (see subs.go). They sit
+	// in what would be the padding after closed.
+	nsubs, nclient uint16
 }
 
 // subscription is one channel the connection has joined.
@@ -102,11 +109,8 @@ func (s Call) Terminate() {
 // Moved records the connection's new position in ch's list (for
 // hub.Subscriber).
 func (s *Session) Moved(ch *hub.Channel, index int) {
-	for i := range s.subs {
-		if s.subs[i].ch == ch {
-			s.subs[i].index = int32(index)
-			return
-		}
+	if i := s.find(ch.Name()); i >= 0 {
+		s.subs[i].index = int32(index)
 	}
 }
 
@@ -143,9 +147,13 @@ func (s Call) Closed() {
 	if s.closed {
 		return
 	}
-	s.closed = true
-	for len(s.subs) > 0 {
-		s.leave(len(s.subs) - 1)
+	s.closed = true // from now on the set keeps its layout while it empties
+	for i := 0; i < len(s.subs); {
+		if s.subs[i].ch == nil {
+			i++
+			continue
+		}
+		s.leave(i) // moves another subscription into i, or empties it
 	}
 	s.subs = nil
 	s.signout()

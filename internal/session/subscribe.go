@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/roostproject/roost/internal/auth"
@@ -22,6 +23,10 @@ func (s Call) subscribe(msg pusher.Message) {
 		if s.subs[i].index != pending {
 			s.succeeded(s.subs[i].ch)
 		}
+		return
+	}
+	if max := s.env.Config.Limits.MaxSubscriptionsPerConnection; int(s.nclient) >= max {
+		s.subscriptionError(name, "LimitReached", fmt.Sprintf("a connection may subscribe to at most %d channels; unsubscribe from one first", max), 403)
 		return
 	}
 	kind := pusher.KindOf(name)
@@ -69,7 +74,7 @@ const pending = -1
 // the subscription was cancelled meanwhile (unsubscribe or close, which
 // release the channel themselves).
 func (s Call) whenReady(ch *hub.Channel, f func()) {
-	s.subs = append(s.subs, subscription{ch: ch, index: pending})
+	s.add(subscription{ch: ch, index: pending})
 	s.env.Hub.WhenReady(ch, s.conn.Shard(), func() {
 		if s.dropPending(ch) {
 			f()
@@ -80,22 +85,18 @@ func (s Call) whenReady(ch *hub.Channel, f func()) {
 // dropPending removes ch's pending subscription and reports whether there
 // was one.
 func (s Call) dropPending(ch *hub.Channel) bool {
-	for i := range s.subs {
-		if s.subs[i].ch == ch && s.subs[i].index == pending {
-			last := len(s.subs) - 1
-			s.subs[i] = s.subs[last]
-			s.subs[last] = subscription{}
-			s.subs = s.subs[:last]
-			return true
-		}
+	i := s.find(ch.Name())
+	if i < 0 || s.subs[i].ch != ch || s.subs[i].index != pending {
+		return false
 	}
-	return false
+	s.remove(i)
+	return true
 }
 
 // attach adds the connection to ch's subscribers; ch was acquired for it.
 func (s Call) attach(ch *hub.Channel, member string) {
 	index := s.env.Hub.Attach(ch, s.conn.Shard(), s.conn)
-	s.subs = append(s.subs, subscription{ch: ch, index: int32(index), member: member})
+	s.add(subscription{ch: ch, index: int32(index), member: member})
 }
 
 // succeeded sends pusher_internal:subscription_succeeded for ch.
@@ -146,10 +147,7 @@ func (s Call) unsubscribe(msg pusher.Message) {
 // this was the user's last connection in the channel.
 func (s Call) leave(i int) {
 	sub := s.subs[i]
-	last := len(s.subs) - 1
-	s.subs[i] = s.subs[last]
-	s.subs[last] = subscription{}
-	s.subs = s.subs[:last]
+	s.remove(i)
 	h := s.env.Hub
 	if sub.index == pending {
 		h.Release(sub.ch)
@@ -161,15 +159,6 @@ func (s Call) leave(i int) {
 	}
 	h.Release(sub.ch)
 	s.countChanged(sub.ch)
-}
-
-func (s Call) find(name string) int {
-	for i := range s.subs {
-		if s.subs[i].ch.Name() == name {
-			return i
-		}
-	}
-	return -1
 }
 
 func (s Call) subscriptionError(channel, typ, message string, status int) {
