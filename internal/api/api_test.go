@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	appstore "github.com/roostproject/roost/internal/apps"
 	"io"
 	"log/slog"
 	"net/http"
@@ -122,7 +123,7 @@ func newFixture(t testing.TB, edit func(*Config)) *fixture {
 		{ID: "5", Key: "key5", Secret: "secret5"},
 	}}
 	b := &fakeBackend{stats: map[string]hub.ChannelStats{}, members: map[string][]string{}}
-	cfg := Config{Apps: apps, Backend: b, Now: testNow, Logger: slog.New(slog.DiscardHandler)}
+	cfg := Config{Apps: appstore.NewFile(apps), Backend: b, Now: testNow, Logger: slog.New(slog.DiscardHandler)}
 	if edit != nil {
 		edit(&cfg)
 	}

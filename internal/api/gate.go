@@ -50,7 +50,10 @@ func (h *handler) gate(ep endpoint) http.Handler {
 
 // admit runs the gate's checks and returns the admitted request.
 func (h *handler) admit(w http.ResponseWriter, r *http.Request, buf *[]byte) (*request, error) {
-	app := h.lookup(r.PathValue("app"))
+	app, err := h.lookup(r)
+	if err != nil {
+		return nil, errorf(http.StatusServiceUnavailable, "app store unavailable, try again later")
+	}
 	if app == nil {
 		return nil, errorf(http.StatusNotFound, "unknown app")
 	}
@@ -68,12 +71,13 @@ func (h *handler) admit(w http.ResponseWriter, r *http.Request, buf *[]byte) (*r
 	return &request{app: app, query: query, body: body}, nil
 }
 
-// lookup returns the app with the given id, or nil.
-func (h *handler) lookup(id string) *config.App {
+// lookup returns the app the path names, or nil.
+func (h *handler) lookup(r *http.Request) (*config.App, error) {
+	id := r.PathValue("app")
 	if h.cfg.Apps == nil || id == "" {
-		return nil
+		return nil, nil
 	}
-	return h.cfg.Apps.AppByID(id)
+	return h.cfg.Apps.ByID(r.Context(), id)
 }
 
 // readBody reads the whole body into *buf, refusing one larger than

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/roostproject/roost/internal/api"
+	"github.com/roostproject/roost/internal/apps"
 	"github.com/roostproject/roost/internal/cluster"
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/connstats"
@@ -39,17 +40,22 @@ type Server struct {
 	stats    connstats.Stats // the epoll loops' counters
 	cluster  *cluster.Redis  // nil on a single node
 	refused  atomic.Int64    // WebSocket handshakes refused (HTTP error or Pusher code)
+	apps     *apps.Source
 }
 
 // New builds a node from a validated configuration.
 func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	s := &Server{cfg: &cfg, log: log}
+	var err error
 	loops := s.loops()
 	s.hub = hub.New(hub.Config{Shards: loops + 1, Encode: encode}, nodeID())
 	if cfg.Redis.URL != "" {
 		if err := s.joinCluster(); err != nil {
 			return nil, err
 		}
+	}
+	if s.apps, err = apps.New(s.cfg, log, s.disableApp); err != nil {
+		return nil, err
 	}
 	env := &session.Env{Hub: s.hub, Config: s.cfg, Logger: log, Now: func() int64 { return time.Now().Unix() }}
 	s.portable = portable.New(s.portableConfig(env, loops))
@@ -94,7 +100,7 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /app/{key}", s.serveWebSocket)
 	mux.Handle("/apps/", api.New(api.Config{
-		Apps: s.cfg, Backend: s.hub, Logger: s.log,
+		Apps: s.apps, Backend: s.hub, Logger: s.log,
 		MaxBodySize: s.cfg.Limits.MaxBodySize, MaxEventData: s.cfg.Limits.MaxEventData,
 	}))
 	mux.HandleFunc("GET /up", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "OK\n") })
@@ -149,7 +155,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if s.cluster != nil {
 		err = errors.Join(err, s.cluster.Close())
 	}
-	return err
+	return errors.Join(err, s.apps.Close())
+}
+
+// disableApp closes the connections of an app that was switched off or
+// removed in the app store with 4003.
+func (s *Server) disableApp(appID string) {
+	if s.poller != nil {
+		s.poller.DisableApp(appID)
+	}
+	s.portable.DisableApp(appID)
 }
 
 // Connections returns how many WebSocket connections the node serves.
