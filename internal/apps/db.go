@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -40,6 +41,8 @@ type DB struct {
 	flightMu sync.Mutex
 	flights  map[string]*flight
 
+	refreshes atomic.Int64 // completed refreshes, for tests
+
 	stop chan struct{}
 	wg   sync.WaitGroup
 }
@@ -72,16 +75,8 @@ func OpenDB(cfg config.AppStore, log *slog.Logger, onDisable func(appID string))
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(4)
 	db.SetConnMaxIdleTime(time.Minute)
-	if onDisable == nil {
-		onDisable = func(string) {}
-	}
-	s := &DB{
-		db: db, d: d, pg: pg, table: d.ident(cfg.Table), cfg: cfg, log: log, now: time.Now,
-		onDisable: onDisable, byKey: map[string]*config.App{}, byID: map[string]*config.App{},
-		unknown: map[string]time.Time{}, bad: map[string]string{}, flights: map[string]*flight{},
-		stop: make(chan struct{}),
-	}
-	s.health.log = log
+	s := newDB(cfg, log, onDisable)
+	s.db, s.d, s.pg, s.table = db, d, pg, d.ident(cfg.Table)
 	s.wg.Add(1)
 	go s.refreshLoop()
 	if pg != nil {
@@ -89,6 +84,21 @@ func OpenDB(cfg config.AppStore, log *slog.Logger, onDisable func(appID string))
 		go s.listen()
 	}
 	return s, nil
+}
+
+// newDB returns a store with an empty cache and no database yet.
+func newDB(cfg config.AppStore, log *slog.Logger, onDisable func(appID string)) *DB {
+	if onDisable == nil {
+		onDisable = func(string) {}
+	}
+	s := &DB{
+		cfg: cfg, log: log, now: time.Now, onDisable: onDisable,
+		byKey: map[string]*config.App{}, byID: map[string]*config.App{},
+		unknown: map[string]time.Time{}, bad: map[string]string{}, flights: map[string]*flight{},
+		stop: make(chan struct{}),
+	}
+	s.health.log = log
+	return s
 }
 
 // Close stops the background goroutines and closes the pool.

@@ -3,10 +3,12 @@ package apps
 import (
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -65,6 +67,7 @@ func open(rawURL string, timeout time.Duration) (*sql.DB, dialect, *pgx.ConnConf
 		return nil, dialect{}, nil, fmt.Errorf("apps: app_store.url does not parse")
 	}
 	if u.Scheme == "mysql" {
+		quietMySQL.Do(func() { mysql.SetLogger(debugLogger{}) })
 		c, err := mysqlConfig(u, timeout)
 		if err != nil {
 			return nil, dialect{}, nil, err
@@ -110,3 +113,14 @@ func mysqlConfig(u *url.URL, timeout time.Duration) (*mysql.Config, error) {
 	}
 	return c, nil
 }
+
+// quietMySQL routes the MySQL driver's own messages (one per connection
+// dropped in an outage, on standard error by default) to slog's debug
+// level, once per process: the store logs outages itself, rate-limited.
+var quietMySQL sync.Once
+
+// debugLogger is mysql.Logger over slog.Default at debug level.
+type debugLogger struct{}
+
+// Print implements mysql.Logger.
+func (debugLogger) Print(v ...any) { slog.Debug("mysql driver: " + fmt.Sprint(v...)) }

@@ -25,6 +25,7 @@ func (s *DB) refreshLoop() {
 			return
 		case <-t.C:
 			s.refresh()
+			s.refreshes.Add(1)
 		}
 	}
 }
