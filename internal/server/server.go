@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/roostproject/roost/internal/admin"
 	"github.com/roostproject/roost/internal/api"
 	"github.com/roostproject/roost/internal/apps"
 	"github.com/roostproject/roost/internal/cluster"
@@ -28,6 +29,12 @@ import (
 
 // Version is the server version, set at build time with -ldflags.
 var Version = "0.1.0-dev"
+
+// The app store serves the handshake, the HTTP API and the admin API.
+var (
+	_ api.AppSource = (*apps.Source)(nil)
+	_ admin.Apps    = (*apps.Source)(nil)
+)
 
 // Server is one roost node.
 type Server struct {
@@ -103,6 +110,9 @@ func (s *Server) routes() http.Handler {
 		Apps: s.apps, Backend: s.hub, Logger: s.log,
 		MaxBodySize: s.cfg.Limits.MaxBodySize, MaxEventData: s.cfg.Limits.MaxEventData,
 	}))
+	if s.cfg.Admin.Token != "" {
+		mux.Handle("/admin/", admin.New(s.cfg.Admin.Token, s.apps, s.log))
+	}
 	mux.HandleFunc("GET /up", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "OK\n") })
 	mux.HandleFunc("GET /ready", s.serveReady)
 	mux = s.withMetrics(mux)
