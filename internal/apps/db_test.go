@@ -247,3 +247,22 @@ func TestUnknownKeysAreCachedAndOutagesServeTheCache(t *testing.T) {
 		})
 	})
 }
+
+func TestTableNameIsConfigurable(t *testing.T) {
+	for _, d := range databases {
+		t.Run(d.name, func(t *testing.T) {
+			db := d.new(t)
+			table := "tenant_apps"
+			if db.Postgres {
+				db.Exec(t, "CREATE SCHEMA realtime")
+				table = "realtime.tenant_apps"
+			}
+			db.Exec(t, testutil.SoketiSchema(db.Postgres, table))
+			db.InsertSoketiApp(t, table, "t1", "t1-key", "s", 1)
+			s, _, _ := openStore(t, db.URL, func(c *config.AppStore) { c.Table = table })
+			if a := mustKey(t, s, "t1-key"); a == nil {
+				t.Errorf("app in table %s not found", table)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	_ "embed" // soketi's schemas
 	"encoding/hex"
 	"strconv"
 	"strings"
@@ -98,53 +99,23 @@ func (d *TestDB) Exec(t testing.TB, query string, args ...any) {
 	}
 }
 
-// SoketiSchema returns the apps table as soketi's documentation defines it
-// for PostgreSQL or MySQL (docs.soketi.app, "App Management", "SQL
-// Drivers"), under the given table name.
+// The apps table as soketi's documentation defines it for PostgreSQL and
+// for MySQL (docs.soketi.app, "App Management", "SQL Drivers"), named apps.
+// The end-to-end suite reads the same files.
+var (
+	//go:embed testdata/soketi_postgres.sql
+	soketiPostgres string
+	//go:embed testdata/soketi_mysql.sql
+	soketiMySQL string
+)
+
+// SoketiSchema returns soketi's apps table for PostgreSQL or MySQL, named
+// table instead of apps.
 func SoketiSchema(postgres bool, table string) string {
 	if postgres {
-		return `CREATE TABLE IF NOT EXISTS ` + table + ` (
-    id varchar(255) PRIMARY KEY,
-    "key" varchar(255) NOT NULL,
-    secret varchar(255) NOT NULL,
-    max_connections integer NOT NULL,
-    enable_client_messages smallint NOT NULL,
-    "enabled" smallint NOT NULL,
-    max_backend_events_per_sec integer NOT NULL,
-    max_client_events_per_sec integer NOT NULL,
-    max_read_req_per_sec integer NOT NULL,
-    max_presence_members_per_channel integer DEFAULT NULL,
-    max_presence_member_size_in_kb integer DEFAULT NULL,
-    max_channel_name_length integer DEFAULT NULL,
-    max_event_channels_at_once integer DEFAULT NULL,
-    max_event_name_length integer DEFAULT NULL,
-    max_event_payload_in_kb integer DEFAULT NULL,
-    max_event_batch_size integer DEFAULT NULL,
-    webhooks json,
-    enable_user_authentication smallint NOT NULL
-)`
+		return strings.Replace(soketiPostgres, " apps (", " "+table+" (", 1)
 	}
-	return "CREATE TABLE IF NOT EXISTS `" + table + "` (" + `
-    ` + "`id` varchar(255) NOT NULL," + `
-    ` + "`key` varchar(255) NOT NULL," + `
-    ` + "`secret` varchar(255) NOT NULL," + `
-    ` + "`max_connections` integer(10) NOT NULL," + `
-    ` + "`enable_client_messages` tinyint(1) NOT NULL," + `
-    ` + "`enabled` tinyint(1) NOT NULL," + `
-    ` + "`max_backend_events_per_sec` integer(10) NOT NULL," + `
-    ` + "`max_client_events_per_sec` integer(10) NOT NULL," + `
-    ` + "`max_read_req_per_sec` integer(10) NOT NULL," + `
-    ` + "`webhooks` json," + `
-    ` + "`max_presence_members_per_channel` tinyint(1) NULL," + `
-    ` + "`max_presence_member_size_in_kb` tinyint(1) NULL," + `
-    ` + "`max_channel_name_length` tinyint(1) NULL," + `
-    ` + "`max_event_channels_at_once` tinyint(1) NULL," + `
-    ` + "`max_event_name_length` tinyint(1) NULL," + `
-    ` + "`max_event_payload_in_kb` tinyint(1) NULL," + `
-    ` + "`max_event_batch_size` tinyint(1) NULL," + `
-    ` + "`enable_user_authentication` tinyint(1) NOT NULL," + `
-    ` + "PRIMARY KEY (`id`)" + `
-)`
+	return strings.Replace(soketiMySQL, " `apps` (", " `"+table+"` (", 1)
 }
 
 // InsertSoketiApp inserts an app the way soketi's own test fixture does:
