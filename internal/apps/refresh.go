@@ -15,8 +15,11 @@ import (
 const refreshBatch = 500
 
 // refreshLoop reads every cached app again each cfg.Refresh until Close.
+// It starts with a ping, so /ready tells at once whether the database is
+// there.
 func (s *DB) refreshLoop() {
 	defer s.wg.Done()
+	s.refresh()
 	t := time.NewTicker(s.cfg.Refresh)
 	defer t.Stop()
 	for {
