@@ -7,9 +7,6 @@ import (
 	"github.com/roostproject/roost/internal/config"
 )
 
-// What the admin API can do with a Source. Reads cover the configured apps
-// too; writes need a database and never touch a configured app.
-
 // List returns up to limit apps whose id sorts after after: the
 // database's when there is one, else the configuration's.
 func (s *Source) List(ctx context.Context, after string, limit int) ([]config.App, error) {
@@ -27,7 +24,7 @@ func (s *Source) List(ctx context.Context, after string, limit int) ([]config.Ap
 
 // Create adds a new app, after CheckApp, to the database.
 func (s *Source) Create(ctx context.Context, a *config.App) error {
-	if err := s.writable(ctx, a); err != nil {
+	if err := s.writable(a); err != nil {
 		return err
 	}
 	if taken, err := s.db.taken(ctx, a, false); err != nil || taken {
@@ -38,7 +35,7 @@ func (s *Source) Create(ctx context.Context, a *config.App) error {
 
 // Update replaces the database app with a.ID, after CheckApp.
 func (s *Source) Update(ctx context.Context, a *config.App) error {
-	if err := s.writable(ctx, a); err != nil {
+	if err := s.writable(a); err != nil {
 		return err
 	}
 	if taken, err := s.db.taken(ctx, a, true); err != nil || taken {
@@ -57,7 +54,7 @@ func (s *Source) Delete(ctx context.Context, id string) error {
 
 // writable checks a may be written: there is a database, a passes the
 // configuration's rules, and no configured app has its id or key.
-func (s *Source) writable(_ context.Context, a *config.App) error {
+func (s *Source) writable(a *config.App) error {
 	if s.db == nil {
 		return ErrReadOnly
 	}

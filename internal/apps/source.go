@@ -10,7 +10,8 @@ import (
 
 // Source is the node's apps: the configuration's, then the database's when
 // app_store.url is set. It is what the handshake, the HTTP API and the
-// admin API look apps up in.
+// admin API look apps up in. Reads cover the configured apps too; writes
+// (manage.go) need a database and never touch a configured app.
 type Source struct {
 	file *File
 	db   *DB // nil without app_store.url
