@@ -1,6 +1,10 @@
 package apps
 
-import "github.com/roostproject/roost/internal/config"
+import (
+	"time"
+
+	"github.com/roostproject/roost/internal/config"
+)
 
 // maxUnknown bounds the negative cache: past it, expired entries are
 // dropped, and if that is not enough the whole negative cache is, so a
@@ -98,7 +102,7 @@ func (s *DB) pruneUnknownLocked(all bool) {
 		clear(s.unknown)
 		return
 	}
-	now := s.now()
+	now := time.Now()
 	for k, until := range s.unknown {
 		if !now.Before(until) {
 			delete(s.unknown, k)

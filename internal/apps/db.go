@@ -25,7 +25,6 @@ type DB struct {
 	table  string          // quoted
 	cfg    config.AppStore
 	log    *slog.Logger
-	now    func() time.Time
 	health health
 
 	// onDisable is told the id of an app that was switched off or removed,
@@ -92,7 +91,7 @@ func newDB(cfg config.AppStore, log *slog.Logger, onDisable func(appID string)) 
 		onDisable = func(string) {}
 	}
 	s := &DB{
-		cfg: cfg, log: log, now: time.Now, onDisable: onDisable,
+		cfg: cfg, log: log, onDisable: onDisable,
 		byKey: map[string]*config.App{}, byID: map[string]*config.App{},
 		unknown: map[string]time.Time{}, bad: map[string]string{}, flights: map[string]*flight{},
 		stop: make(chan struct{}),
@@ -152,7 +151,7 @@ func (s *DB) cached(col, v string) (a *config.App, known bool) {
 		return a, true
 	}
 	until, ok := s.unknown[lookupKey(col, v)]
-	return nil, ok && s.now().Before(until)
+	return nil, ok && time.Now().Before(until)
 }
 
 // lookupKey names a lookup in the unknown and flights maps.
@@ -245,5 +244,5 @@ func (s *DB) markUnknown(col, v string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.unknownFull()
-	s.unknown[lookupKey(col, v)] = s.now().Add(ttl)
+	s.unknown[lookupKey(col, v)] = time.Now().Add(ttl)
 }
