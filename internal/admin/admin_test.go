@@ -108,6 +108,8 @@ func TestManageAppsThroughTheAPI(t *testing.T) {
 		if strings.Contains(body, made.Secret) || strings.Contains(body, "secret") {
 			t.Errorf("the secret is returned after creation: %s", body)
 		}
+		status, body = call(t, srv, "POST", "/admin/apps", `{"id":"sized","max_presence_user_info":1500}`)
+		expect(t, "create with a user info size in bytes", status, body, http.StatusCreated, `"max_presence_user_info":2048`)
 
 		for _, tt := range []struct{ body, want string }{
 			{`{"id":"bad id"}`, `config: id: "bad id" may only hold`},

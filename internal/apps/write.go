@@ -21,10 +21,13 @@ var (
 )
 
 // row returns a's values for writeCols; booleans are 0/1 as in soketi's
-// smallint and tinyint columns.
+// smallint and tinyint columns. The table keeps user info sizes in whole
+// KB, so a's is rounded up to what will be read back.
 func row(a *config.App) []any {
+	kb := (a.MaxPresenceUserInfo + 1023) / 1024
+	a.MaxPresenceUserInfo = kb * 1024
 	return []any{a.ID, a.Key, a.Secret, bit(a.IsEnabled()), bit(a.ClientEvents), a.MaxConnections,
-		a.MaxPresenceMembers, (a.MaxPresenceUserInfo + 1023) / 1024}
+		a.MaxPresenceMembers, kb}
 }
 
 func bit(b bool) int {
