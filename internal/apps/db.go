@@ -122,10 +122,13 @@ func (s *DB) ByID(ctx context.Context, id string) (*config.App, error) {
 }
 
 // lookup answers from the cache, or waits for the database at most
-// cfg.Wait.
+// cfg.Wait. A name no valid app can have is unknown without a query.
 func (s *DB) lookup(ctx context.Context, col, v string) (*config.App, error) {
 	if a, known := s.cached(col, v); known {
 		return a, nil
+	}
+	if config.CheckName(v) != nil {
+		return nil, nil
 	}
 	f := s.join(col, v)
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Wait)

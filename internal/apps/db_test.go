@@ -231,6 +231,9 @@ func TestUnknownKeysAreCachedAndOutagesServeTheCache(t *testing.T) {
 		if a := mustKey(t, s, "unknown-key"); a != nil {
 			t.Error("an unknown key, cached as unknown, was found")
 		}
+		if a, err := s.ByKey(context.Background(), "no such key!"); a != nil || err != nil {
+			t.Errorf("a key no app can have during the outage: %v, %v; want unknown without asking", a, err)
+		}
 		if _, err := s.ByKey(context.Background(), "never-asked"); !errors.Is(err, ErrUnavailable) {
 			t.Errorf("uncached key during the outage: err %v, want ErrUnavailable", err)
 		}

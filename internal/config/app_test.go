@@ -156,3 +156,11 @@ func TestCheckAppAppliesDefaultsAndTheFileRules(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckName(t *testing.T) {
+	for name, ok := range map[string]bool{"app-key": true, "a.b_c-1": true, "": false, "a b": false, "ключ": false, "a/b": false} {
+		if err := CheckName(name); (err == nil) != ok {
+			t.Errorf("CheckName(%q) = %v, want ok=%v", name, err, ok)
+		}
+	}
+}

@@ -21,3 +21,8 @@ func CheckApp(a *App) error {
 
 // appFields returns the settings of one entry of apps[].
 func appFields() []*field { return find(schema(), "apps").fields }
+
+// CheckName reports why s cannot be an app's id or key (the rule of
+// apps[].id and apps[].key), or nil if it can. It lets a store refuse a name
+// no valid app can have without asking its database.
+func CheckName(s string) error { return name(s) }
