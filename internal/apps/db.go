@@ -48,6 +48,10 @@ type DB struct {
 
 var _ Store = (*DB)(nil)
 
+// maxQueries bounds the queries one node runs at once (the pool's
+// connections); more wait, each for at most app_store.wait.
+const maxQueries = 8
+
 // Columns a lookup can be by.
 const (
 	colKey = "key"
@@ -71,8 +75,8 @@ func OpenDB(cfg config.AppStore, log *slog.Logger, onDisable func(appID string))
 	if err != nil {
 		return nil, err
 	}
-	db.SetMaxOpenConns(8)
-	db.SetMaxIdleConns(4)
+	db.SetMaxOpenConns(maxQueries)
+	db.SetMaxIdleConns(maxQueries / 2)
 	db.SetConnMaxIdleTime(time.Minute)
 	s := newDB(cfg, log, onDisable)
 	s.db, s.d, s.pg, s.table = db, d, pg, d.ident(cfg.Table)
