@@ -5,6 +5,7 @@
 //
 //	roost serve [--config FILE] [--addr HOST:PORT] [flags]   (roost serve --help lists every setting)
 //	roost bench idle|fanout|churn|report [flags]
+//	roost apps create|list|disable [flags]
 //	roost version
 //	roost probe URL
 package main
@@ -24,6 +25,7 @@ const usage = `usage: roost <command> [flags]
 commands:
   serve     run a roost node (roost serve -h for flags)
   bench     measure a roost: idle, fanout, churn, report (roost bench for modes)
+  apps      manage apps through a node's admin API: create, list, disable
   version   print the version, commit, build date and Go version
   probe     GET a URL, exit 0 on 2xx (the container health check)
 `
@@ -38,6 +40,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return serve(args[1:], stdout, stderr)
 	case "bench":
 		return benchCmd(args[1:], stdout, stderr)
+	case "apps":
+		return appsCmd(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		currentBuild().print(stdout)
 		return 0

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -36,10 +37,11 @@ type CacheReader interface {
 	Cached(appID, channel string) (data string, ttl time.Duration, ok bool)
 }
 
-// AppSource looks apps up by id; *config.Config satisfies it. AppByID returns
-// nil for an unknown id.
+// AppSource looks apps up by id (apps.Store satisfies it). ByID returns nil
+// and no error for an unknown id, and an error when it cannot tell, which
+// the API answers 503. It may wait, bounded, for a database.
 type AppSource interface {
-	AppByID(id string) *config.App
+	ByID(ctx context.Context, id string) (*config.App, error)
 }
 
 // Config configures the HTTP API handler.

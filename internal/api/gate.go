@@ -56,10 +56,14 @@ func (h *handler) gate(ep endpoint) http.Handler {
 // admit runs the gate's checks and fills req.
 func (h *handler) admit(w http.ResponseWriter, r *http.Request, req *request, buf *[]byte) error {
 	req.bodyDone = r.ContentLength == 0
-	req.app = h.lookup(r.PathValue("app"))
-	if req.app == nil {
+	app, err := h.lookup(r)
+	if err != nil {
+		return errorf(http.StatusServiceUnavailable, "app store unavailable, try again later")
+	}
+	if app == nil {
 		return errorf(http.StatusNotFound, "unknown app")
 	}
+	req.app = app
 	if limit := int64(h.cfg.MaxBodySize); r.ContentLength > limit {
 		return errBodyTooLarge(limit)
 	}
@@ -79,12 +83,13 @@ func (h *handler) admit(w http.ResponseWriter, r *http.Request, req *request, bu
 	return nil
 }
 
-// lookup returns the app with the given id, or nil.
-func (h *handler) lookup(id string) *config.App {
+// lookup returns the app the path names, or nil.
+func (h *handler) lookup(r *http.Request) (*config.App, error) {
+	id := r.PathValue("app")
 	if h.cfg.Apps == nil || id == "" {
-		return nil
+		return nil, nil
 	}
-	return h.cfg.Apps.AppByID(id)
+	return h.cfg.Apps.ByID(r.Context(), id)
 }
 
 // verify checks the request signature (Pusher docs, "HTTP API reference",

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	appstore "github.com/roostproject/roost/internal/apps"
 	"github.com/roostproject/roost/internal/auth"
-	"github.com/roostproject/roost/internal/config"
 )
 
 // TestRefusedBeforeReadingBody: a request that cannot be authenticated
@@ -84,7 +84,7 @@ func rateFixture(t *testing.T, events, reads int) (*fixture, *clock) {
 	clk := newClock()
 	f := newFixture(t, func(c *Config) {
 		c.Now = clk.now
-		app := &c.Apps.(*config.Config).Apps[0]
+		app := &c.Apps.(*appstore.File).List()[0]
 		app.MaxBackendEventsPerSec, app.MaxReadReqPerSec = events, reads
 	})
 	return f, clk

@@ -66,6 +66,14 @@ type Config struct {
 	// with the in-process broker.
 	Redis Redis `yaml:"redis" help:"join nodes into a cluster through Redis"`
 
+	// AppStore serves apps from a database table besides Apps. Zero value
+	// means apps come only from Apps (the file and ROOST_APP_*).
+	AppStore AppStore `yaml:"app_store" help:"serve apps from a PostgreSQL or MySQL table with soketi's columns, besides apps (which win on a clash)"`
+
+	// Admin protects the admin API (/admin/apps). Zero value means the
+	// admin API is off.
+	Admin Admin `yaml:"admin" help:"the admin API (/admin/apps) that lists and changes apps"`
+
 	// Warnings are problems that did not stop Load, such as ROOST_*
 	// variables that are not settings; the server logs them at start.
 	Warnings []string `yaml:"-"`
@@ -171,4 +179,31 @@ type Redis struct {
 	// Prefix starts every Redis key and channel name roost uses, so several
 	// clusters can share one Redis.
 	Prefix string `yaml:"prefix" env:"ROOST_REDIS_PREFIX" flag:"redis-prefix" default:"roost" help:"starts every Redis key and topic, so clusters can share one Redis"`
+}
+
+// AppStore configures the database apps are read from: a table with
+// soketi's columns, read lazily and cached (docs/apps.md).
+type AppStore struct {
+	// URL is "postgres://user:pass@host:5432/db" or
+	// "mysql://user:pass@host:3306/db". Zero value means no database.
+	URL string `yaml:"url" env:"ROOST_APPS_URL" flag:"apps-url" default:"" check:"apps_url" help:"postgres://user:pass@host/db or mysql://user:pass@host:3306/db; empty means apps come only from apps and ROOST_APP_*"`
+	// Table is the table holding the apps, optionally schema-qualified.
+	Table string `yaml:"table" env:"ROOST_APPS_TABLE" default:"apps" check:"sql_name" help:"the table of apps (soketi's columns), optionally schema.table"`
+	// Refresh is how often cached apps are read again, so a change in the
+	// table (a disabled app, a new secret) takes effect within it.
+	Refresh time.Duration `yaml:"refresh" env:"ROOST_APPS_REFRESH" default:"10s" check:"positive" help:"cached apps are read again this often; a change in the table takes effect within it"`
+	// UnknownTTL is how long a key or id the table does not hold is
+	// remembered as unknown, so a flood of bad keys cannot hammer the
+	// database.
+	UnknownTTL time.Duration `yaml:"unknown_ttl" env:"ROOST_APPS_UNKNOWN_TTL" default:"5s" check:"positive" help:"a key or id the table lacks is answered unknown from memory this long"`
+	// Wait bounds how long a handshake or API request waits for an app
+	// that is not cached yet.
+	Wait time.Duration `yaml:"wait" env:"ROOST_APPS_WAIT" default:"2s" check:"positive" help:"a handshake or API request waits this long for an app that is not cached"`
+}
+
+// Admin configures the admin API.
+type Admin struct {
+	// Token is the bearer token the admin API requires. Zero value means
+	// the admin API answers 404.
+	Token string `yaml:"token" env:"ROOST_ADMIN_TOKEN" default:"" check:"token" help:"bearer token for /admin/apps, at least 16 characters; empty turns the admin API off"`
 }

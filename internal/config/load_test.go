@@ -49,6 +49,8 @@ apps:
   - {id: app-2, key: k2, secret: s2}
 log: {level: debug, format: json}
 redis: {url: "redis://localhost:6379/0", prefix: chat}
+app_store: {url: "postgres://roost@db/roost", table: roost.apps, refresh: 3s, unknown_ttl: 1s, wait: 500ms}
+admin: {token: "0123456789abcdef0123"}
 `
 
 // fullConfig is what fullYAML loads as.
@@ -76,6 +78,9 @@ func fullConfig() Config {
 		},
 		Log:   Log{Level: "debug", Format: "json"},
 		Redis: Redis{URL: "redis://localhost:6379/0", Prefix: "chat"},
+		AppStore: AppStore{URL: "postgres://roost@db/roost", Table: "roost.apps", Refresh: 3 * time.Second,
+			UnknownTTL: time.Second, Wait: 500 * time.Millisecond},
+		Admin: Admin{Token: "0123456789abcdef0123"},
 	}
 }
 
@@ -112,8 +117,9 @@ func TestDefault(t *testing.T) {
 		},
 		Apps: []App{{ID: "app-id", Key: "app-key", Secret: "app-secret", Enabled: &enabled, ClientEvents: true,
 			MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024}},
-		Log:   Log{Level: "info", Format: "text"},
-		Redis: Redis{Prefix: "roost"},
+		Log:      Log{Level: "info", Format: "text"},
+		Redis:    Redis{Prefix: "roost"},
+		AppStore: AppStore{Table: "apps", Refresh: 10 * time.Second, UnknownTTL: 5 * time.Second, Wait: 2 * time.Second},
 	}
 	assertConfig(t, c, want)
 	if err := c.validate(); err != nil {

@@ -94,6 +94,20 @@ func (p *Poller) Len() int {
 	return n
 }
 
+// DisableApp closes every connection of the app with id appID with 4003,
+// each on its own loop. It does not wait.
+func (p *Poller) DisableApp(appID string) {
+	for _, l := range p.loops {
+		l.post(op{kind: opFunc, f: func() {
+			for _, c := range l.conns {
+				if c != nil {
+					c.call().Disable(appID)
+				}
+			}
+		}})
+	}
+}
+
 // Shutdown asks every connection to reconnect elsewhere (pusher:error and
 // close 4200), waits until they are gone or ctx ends, then closes whatever
 // is left and stops the loops.

@@ -30,3 +30,6 @@ func (*Poller) Len() int { return 0 }
 
 // Shutdown does nothing.
 func (*Poller) Shutdown(context.Context) error { return nil }
+
+// DisableApp does nothing: no loop holds connections.
+func (*Poller) DisableApp(string) {}

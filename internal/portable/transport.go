@@ -115,6 +115,18 @@ func (t *Transport) Serve(nc net.Conn, buffered []byte, app *config.App) {
 	t.count.Add(-1)
 }
 
+// DisableApp closes every connection of the app with id appID with 4003,
+// on the dispatcher goroutine. It does not wait.
+func (t *Transport) DisableApp(appID string) {
+	t.do(func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		for c := range t.conns {
+			c.call().Disable(appID)
+		}
+	})
+}
+
 // Shutdown asks every connection to reconnect elsewhere (4200), waits for
 // them to go or for ctx to end, then closes what is left.
 func (t *Transport) Shutdown(ctx context.Context) error {

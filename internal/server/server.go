@@ -15,7 +15,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/roostproject/roost/internal/admin"
 	"github.com/roostproject/roost/internal/api"
+	"github.com/roostproject/roost/internal/apps"
 	"github.com/roostproject/roost/internal/cluster"
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/connstats"
@@ -28,6 +30,12 @@ import (
 // Version is the server version, set at build time with -ldflags.
 var Version = "0.1.0-dev"
 
+// The app store serves the handshake, the HTTP API and the admin API.
+var (
+	_ api.AppSource = (*apps.Source)(nil)
+	_ admin.Apps    = (*apps.Source)(nil)
+)
+
 // Server is one roost node.
 type Server struct {
 	cfg      *config.Config
@@ -39,11 +47,13 @@ type Server struct {
 	stats    connstats.Stats // the epoll loops' counters
 	cluster  *cluster.Redis  // nil on a single node
 	refused  atomic.Int64    // WebSocket handshakes refused (HTTP error or Pusher code)
+	apps     *apps.Source
 }
 
 // New builds a node from a validated configuration.
 func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	s := &Server{cfg: &cfg, log: log}
+	var err error
 	loops, err := loopCount(s.cfg, netpoll.Supported)
 	if err != nil {
 		return nil, err
@@ -53,6 +63,9 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 		if err := s.joinCluster(); err != nil {
 			return nil, err
 		}
+	}
+	if s.apps, err = apps.New(s.cfg, log, s.disableApp); err != nil {
+		return nil, err
 	}
 	env := &session.Env{Hub: s.hub, Config: s.cfg, Logger: log, Now: func() int64 { return time.Now().Unix() }}
 	pol := policy(s.cfg)
@@ -121,10 +134,13 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /app/{key}", s.serveWebSocket)
 	l := s.cfg.Limits
 	mux.Handle("/apps/", api.New(api.Config{
-		Apps: s.cfg, Backend: s.hub, Logger: s.log,
+		Apps: s.apps, Backend: s.hub, Logger: s.log,
 		MaxBodySize: l.MaxBodySize, MaxEventData: l.MaxEventData,
 		BodyTimeout: l.APIBodyTimeout, RequestsPerIP: l.APIRequestsPerIP, BodyMemory: l.APIBodyMemory,
 	}))
+	if s.cfg.Admin.Token != "" {
+		mux.Handle("/admin/", admin.New(s.cfg.Admin.Token, s.apps, s.log))
+	}
 	mux.HandleFunc("GET /up", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "OK\n") })
 	mux.HandleFunc("GET /ready", s.serveReady)
 	mux = s.withMetrics(mux)
@@ -177,7 +193,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if s.cluster != nil {
 		err = errors.Join(err, s.cluster.Close())
 	}
-	return err
+	return errors.Join(err, s.apps.Close())
+}
+
+// disableApp closes the connections of an app that was switched off or
+// removed in the app store with 4003.
+func (s *Server) disableApp(appID string) {
+	if s.poller != nil {
+		s.poller.DisableApp(appID)
+	}
+	s.portable.DisableApp(appID)
 }
 
 // Connections returns how many WebSocket connections the node serves.

@@ -24,8 +24,11 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		s.log.Debug("websocket handshake refused", "remote", r.RemoteAddr, "err", err)
 		return
 	}
-	app := s.cfg.AppByKey(r.PathValue("key"))
+	app, err := s.apps.ByKey(r.Context(), r.PathValue("key"))
 	code, msg := admit(app, r.URL.Query())
+	if err != nil {
+		code, msg = pusher.OverCapacity, "app store unavailable, try again later"
+	}
 	if code == 0 && app.MaxConnections > 0 && s.hub.Connections(app.ID) >= app.MaxConnections {
 		code, msg = pusher.OverQuota, "app is over its connection quota"
 	}

@@ -106,6 +106,16 @@ func (s Call) Terminate() {
 	s.conn.Close(ws.CloseCode(pusher.Unauthorized), "terminated by the server")
 }
 
+// Disable closes the connection with 4003 if it belongs to the app with id
+// appID: the app was disabled or removed while the connection was open.
+func (s Call) Disable(appID string) {
+	if s.closed || s.app == nil || s.app.ID != appID {
+		return
+	}
+	s.sendError(pusher.AppDisabled, "app is disabled")
+	s.conn.Close(ws.CloseCode(pusher.AppDisabled), "app is disabled")
+}
+
 // Moved records the connection's new position in ch's list (for
 // hub.Subscriber).
 func (s *Session) Moved(ch *hub.Channel, index int) {
