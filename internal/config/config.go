@@ -66,6 +66,10 @@ type Config struct {
 	// with the in-process broker.
 	Redis Redis `yaml:"redis" help:"join nodes into a cluster through Redis"`
 
+	// Metrics says where /metrics and the debug endpoints are served and
+	// who may read them.
+	Metrics Metrics `yaml:"metrics" help:"where /metrics and the debug endpoints are served, and who may read them"`
+
 	// Warnings are problems that did not stop Load, such as ROOST_*
 	// variables that are not settings; the server logs them at start.
 	Warnings []string `yaml:"-"`
@@ -128,6 +132,33 @@ type Limits struct {
 	// send per second before it gets pusher:error 4301 (Pusher docs,
 	// "Client events").
 	ClientEventsPerSecond int `yaml:"client_events_per_second" env:"ROOST_CLIENT_EVENTS_PER_SECOND" default:"10" check:"positive" help:"client events one connection may send per second; more get error 4301"`
+
+	// MaxConnections caps the node's WebSocket connections; a handshake
+	// over it is answered HTTP 503 with Retry-After, before the upgrade.
+	// Zero value means the file limit less max(64, 5%), so that the
+	// descriptors left serve the HTTP API, /metrics, health checks and the
+	// refusals themselves.
+	MaxConnections int `yaml:"max_connections" env:"ROOST_MAX_CONNECTIONS" default:"0" check:"min=0" help:"WebSocket connections on this node, more get HTTP 503; 0 means the file limit less max(64, 5%)"`
+
+	// MaxConnectionsPerIP caps the WebSocket connections from one client
+	// address. Zero value means unlimited: behind a proxy or load balancer
+	// every client has the proxy's address.
+	MaxConnectionsPerIP int `yaml:"max_connections_per_ip" env:"ROOST_MAX_CONNECTIONS_PER_IP" default:"0" check:"min=0" help:"WebSocket connections from one client address, more get HTTP 503; 0 means unlimited (behind a proxy all clients share its address)"`
+
+	// HandshakesPerSecond caps new WebSocket connections per second on the
+	// node, with a burst of one second's worth. Zero value means unlimited.
+	HandshakesPerSecond int `yaml:"handshakes_per_second" env:"ROOST_HANDSHAKES_PER_SECOND" default:"0" check:"min=0" help:"new WebSocket connections per second on this node (bursts of one second's worth), more get HTTP 503; 0 means unlimited"`
+
+	// HandshakesPerSecondPerIP caps new WebSocket connections per second
+	// from one client address, with a burst of one second's worth. Zero
+	// value means unlimited.
+	HandshakesPerSecondPerIP int `yaml:"handshakes_per_second_per_ip" env:"ROOST_HANDSHAKES_PER_SECOND_PER_IP" default:"0" check:"min=0" help:"new WebSocket connections per second from one client address, more get HTTP 503; 0 means unlimited"`
+
+	// MaxMemory is the memory ceiling, in bytes of memory the Go runtime
+	// holds, above which new WebSocket connections get HTTP 503 rather than
+	// the OOM killer taking every open one. Zero value means 80% of the
+	// cgroup's memory.max, or no ceiling outside a limited cgroup.
+	MaxMemory int `yaml:"max_memory" env:"ROOST_MAX_MEMORY" default:"0" unit:"bytes" check:"min=0" help:"Go memory above which new WebSocket connections get HTTP 503; 0 means 80% of the cgroup's memory.max, or none"`
 }
 
 // Log configures the server's log/slog output.
@@ -148,4 +179,15 @@ type Redis struct {
 	// Prefix starts every Redis key and channel name roost uses, so several
 	// clusters can share one Redis.
 	Prefix string `yaml:"prefix" env:"ROOST_REDIS_PREFIX" flag:"redis-prefix" default:"roost" help:"starts every Redis key and topic, so clusters can share one Redis"`
+}
+
+// Metrics configures the Prometheus endpoint and the debug endpoints.
+type Metrics struct {
+	// Addr is a separate "host:port" for /metrics and the debug endpoints,
+	// which then leave the main address. Zero value means the main address.
+	Addr string `yaml:"addr" env:"ROOST_METRICS_ADDR" default:"" check:"optional_hostport" help:"serve /metrics and the debug endpoints on this host:port only, not on addr; empty means on addr"`
+	// Token, when set, is the bearer token /metrics and the debug endpoints
+	// require (Authorization: Bearer <token>); others get 401. Zero value
+	// means no token.
+	Token string `yaml:"token" env:"ROOST_METRICS_TOKEN" default:"" help:"when set, /metrics and the debug endpoints need the header Authorization: Bearer <token>"`
 }

@@ -29,6 +29,11 @@ limits:
   handshake_timeout: 2s
   max_header_bytes: 8KiB
   client_events_per_second: 20
+  max_connections: 900
+  max_connections_per_ip: 30
+  handshakes_per_second: 500
+  handshakes_per_second_per_ip: 5
+  max_memory: 1GiB
 apps:
   - id: "1"
     key: k1
@@ -36,12 +41,14 @@ apps:
     enabled: false
     client_events: true
     subscription_count: true
+    allowed_origins: [example.com, "*.example.org"]
     max_connections: 500
     max_presence_members: 50
     max_presence_user_info: 2KiB
   - {id: app-2, key: k2, secret: s2}
 log: {level: debug, format: json}
 redis: {url: "redis://localhost:6379/0", prefix: chat}
+metrics: {addr: "127.0.0.1:9601", token: t0ken}
 `
 
 // fullConfig is what fullYAML loads as.
@@ -59,14 +66,17 @@ func fullConfig() Config {
 			MaxMessageSize: 32 << 10, MaxBodySize: 2e6, MaxEventData: 20480, WriteBacklog: 512 << 10,
 			WriteTimeout: 3 * time.Second, HandshakeTimeout: 2 * time.Second,
 			MaxHeaderBytes: 8 << 10, ClientEventsPerSecond: 20,
+			MaxConnections: 900, MaxConnectionsPerIP: 30, HandshakesPerSecond: 500, HandshakesPerSecondPerIP: 5,
+			MaxMemory: 1 << 30,
 		},
 		Apps: []App{
 			{ID: "1", Key: "k1", Secret: "s1", Enabled: &f, ClientEvents: true, SubscriptionCount: true,
-				MaxConnections: 500, MaxPresenceMembers: 50, MaxPresenceUserInfo: 2048},
+				AllowedOrigins: []string{"example.com", "*.example.org"}, MaxConnections: 500, MaxPresenceMembers: 50, MaxPresenceUserInfo: 2048},
 			{ID: "app-2", Key: "k2", Secret: "s2", Enabled: &t, MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024},
 		},
-		Log:   Log{Level: "debug", Format: "json"},
-		Redis: Redis{URL: "redis://localhost:6379/0", Prefix: "chat"},
+		Log:     Log{Level: "debug", Format: "json"},
+		Redis:   Redis{URL: "redis://localhost:6379/0", Prefix: "chat"},
+		Metrics: Metrics{Addr: "127.0.0.1:9601", Token: "t0ken"},
 	}
 }
 
