@@ -36,6 +36,8 @@ func fakeSource(s *Snapshot) {
 	ep.Closed[ReasonSlow] = 4
 	s.Transports = append(s.Transports, ep, Transport{Name: "portable", Open: 1, Accepted: 1})
 	s.Cluster = &Cluster{Up: true, Dropped: 6}
+	s.Refused = []Refusal{{"connections", 1}, {"origin", 1}}
+	s.MaxConnections = 960
 }
 
 // TestNames pins the names and types of roost's own metrics: dashboards,
@@ -54,6 +56,8 @@ func TestNames(t *testing.T) {
 		"roost_sent_bytes_total":         "counter",
 		"roost_cluster_up":               "gauge",
 		"roost_cluster_dropped_total":    "counter",
+		"roost_handshakes_refused_total": "counter",
+		"roost_connections_limit":        "gauge",
 	}
 	got := types(scrape(t, SourceFunc(fakeSource)))
 	for name, typ := range want {
@@ -101,6 +105,9 @@ func TestValues(t *testing.T) {
 		`roost_sent_bytes_total{transport="epoll"} 900`,
 		`roost_cluster_up 1`,
 		`roost_cluster_dropped_total 6`,
+		`roost_handshakes_refused_total{reason="connections"} 1`,
+		`roost_handshakes_refused_total{reason="origin"} 1`,
+		`roost_connections_limit 960`,
 	} {
 		if !strings.Contains(text, line+"\n") {
 			t.Errorf("missing %q", line)

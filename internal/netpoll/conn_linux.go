@@ -61,7 +61,7 @@ func (l *loop) add(r *addReq) {
 	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, r.fd, &ev); err != nil {
 		l.log.Warn("epoll_ctl add failed", "err", err)
 		l.free = append(l.free, slot)
-		unix.Close(r.fd)
+		l.closeSocket(r.fd)
 		return
 	}
 	c := &conn{l: l, fd: int32(r.fd), slot: slot, seen: l.now}

@@ -88,7 +88,7 @@ func (l *loop) reap() {
 func (l *loop) release(c *conn) {
 	c.flags |= fReleased
 	l.wheel.Cancel(c.slot)
-	unix.Close(int(c.fd))
+	l.closeSocket(int(c.fd))
 	l.conns[c.slot] = nil
 	l.free = append(l.free, c.slot)
 	l.count.Add(-1)
@@ -97,4 +97,12 @@ func (l *loop) release(c *conn) {
 		c.x = nil
 		putExtra(x)
 	}
+}
+
+// closeSocket tells Config.OnClose, then closes a connection's socket.
+func (l *loop) closeSocket(fd int) {
+	if f := l.cfg.OnClose; f != nil {
+		f(fd)
+	}
+	unix.Close(fd)
 }

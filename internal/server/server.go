@@ -8,13 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
 	"runtime"
-	"sync/atomic"
 	"time"
 
+	"github.com/roostproject/roost/internal/admission"
 	"github.com/roostproject/roost/internal/api"
 	"github.com/roostproject/roost/internal/cluster"
 	"github.com/roostproject/roost/internal/config"
@@ -22,6 +23,7 @@ import (
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/netpoll"
 	"github.com/roostproject/roost/internal/portable"
+	"github.com/roostproject/roost/internal/ratelog"
 	"github.com/roostproject/roost/internal/session"
 )
 
@@ -38,12 +40,23 @@ type Server struct {
 	http     *http.Server
 	stats    connstats.Stats // the epoll loops' counters
 	cluster  *cluster.Redis  // nil on a single node
-	refused  atomic.Int64    // WebSocket handshakes refused (HTTP error or Pusher code)
+	gate     *admission.Gate // the caps on new WebSocket connections
+	fds      tickets         // the admission tickets of the epoll loops' sockets
+	metrics  *http.Server    // serves metrics.addr; nil when /metrics is on addr
+	metricLn net.Listener    // metrics.addr once bound
+
+	// logRefusal logs refusals and other events that come in floods at
+	// most once a second per message, with the count (ratelog).
+	logRefusal *slog.Logger
 }
 
 // New builds a node from a validated configuration.
 func New(cfg config.Config, log *slog.Logger) (*Server, error) {
-	s := &Server{cfg: &cfg, log: log}
+	if err := checkExposure(&cfg); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: &cfg, log: log, gate: newGate(cfg.Limits)}
+	s.logRefusal = slog.New(ratelog.New(log.Handler(), time.Second))
 	loops := s.loops()
 	s.hub = hub.New(hub.Config{Shards: loops + 1, Encode: encode}, nodeID())
 	if cfg.Redis.URL != "" {
@@ -60,14 +73,26 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 		}
 		s.poller = p
 	}
-	s.http = &http.Server{
-		Handler:           s.routes(),
-		ReadHeaderTimeout: cfg.Limits.HandshakeTimeout,
-		MaxHeaderBytes:    cfg.Limits.MaxHeaderBytes,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	s.http = s.httpServer(s.routes())
+	s.http.ConnContext = withConn
+	if cfg.Metrics.Addr != "" {
+		s.metrics = s.httpServer(s.metricsRoutes(http.NewServeMux()))
 	}
 	return s, nil
+}
+
+// httpServer returns an HTTP server for h with the node's timeouts and
+// size limits, whose own errors (a failed accept, a TLS handshake) are
+// logged at most once a second each.
+func (s *Server) httpServer(h http.Handler) *http.Server {
+	c := s.cfg.Limits
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: c.HandshakeTimeout,
+		MaxHeaderBytes:    c.MaxHeaderBytes,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          log.New(httpErrors{s.logRefusal}, "", 0),
+	}
 }
 
 // loops returns how many epoll loops to run; 0 means portable only.
@@ -99,7 +124,9 @@ func (s *Server) routes() http.Handler {
 	}))
 	mux.HandleFunc("GET /up", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "OK\n") })
 	mux.HandleFunc("GET /ready", s.serveReady)
-	mux = s.withMetrics(mux)
+	if s.cfg.Metrics.Addr == "" {
+		s.metricsRoutes(mux)
+	}
 	return mux
 }
 
@@ -117,15 +144,33 @@ func (s *Server) Listen() (net.Listener, error) {
 		}
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 	}
+	if s.metrics != nil {
+		if s.metricLn, err = net.Listen("tcp", s.cfg.Metrics.Addr); err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("server: listen on %s (metrics.addr): %w", s.cfg.Metrics.Addr, err)
+		}
+	}
 	return ln, nil
+}
+
+// MetricsAddr returns the address /metrics is served on when metrics.addr
+// is set and Listen has bound it, else "".
+func (s *Server) MetricsAddr() string {
+	if s.metricLn == nil {
+		return ""
+	}
+	return s.metricLn.Addr().String()
 }
 
 // Serve serves ln until ctx ends, then shuts down gracefully: no new
 // connections, every client told to reconnect (4200), and an exit within
 // the shutdown timeout.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- s.http.Serve(ln) }()
+	if s.metricLn != nil {
+		go func() { errc <- s.metrics.Serve(s.metricLn) }()
+	}
 	select {
 	case err := <-errc:
 		if errors.Is(err, http.ErrServerClosed) {
@@ -142,6 +187,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // Shutdown stops the node within ctx.
 func (s *Server) Shutdown(ctx context.Context) error {
 	err := s.http.Shutdown(ctx)
+	if s.metrics != nil {
+		err = errors.Join(err, s.metrics.Shutdown(ctx))
+	}
 	if s.poller != nil {
 		err = errors.Join(err, s.poller.Shutdown(ctx))
 	}
