@@ -40,7 +40,9 @@ func isLoopback(addr string) bool {
 // logged by its kind ("http: Accept error"), at most once a second, with
 // the rest of the line as detail, so that a process out of descriptors
 // writes one accept error a second with a count instead of thousands.
-type httpErrors struct{ log interface{ Warn(string, ...any) } }
+type httpErrors struct {
+	log interface{ Warn(string, ...any) }
+}
 
 func (h httpErrors) Write(p []byte) (int, error) {
 	kind, detail := splitHTTPError(strings.TrimSpace(string(p)))
