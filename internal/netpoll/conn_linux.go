@@ -7,6 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/roostproject/roost/internal/hub"
+	"github.com/roostproject/roost/internal/pusher"
 	"github.com/roostproject/roost/internal/session"
 	"github.com/roostproject/roost/internal/ws"
 )
@@ -18,6 +19,7 @@ const (
 	fReleased                   // the socket is closed
 	fPinged                     // a server ping awaits any answer
 	fOut                        // EPOLLOUT is armed
+	fSlow                       // closed as a slow consumer: count it so whatever ends it
 )
 
 // conn is one WebSocket connection owned by a loop. It is the only memory an
@@ -96,6 +98,14 @@ func (c *conn) Close(code ws.CloseCode, reason string) {
 		return
 	}
 	c.write(ws.AppendClose(nil, code, reason))
+	if c.flags&fClosing == 0 { // the write did not end the connection itself
+		c.closing()
+	}
+}
+
+// closing marks a close frame sent or queued: nothing more is written, and
+// the socket is released when the client answers or at the close deadline.
+func (c *conn) closing() {
 	c.flags |= fClosing
 	c.mark = c.l.now + int64(c.l.cfg.CloseTimeout)
 	c.l.wheel.Schedule(c.slot, c.mark)
@@ -127,10 +137,30 @@ func (c *conn) write(frame []byte) {
 func (c *conn) queue(b []byte) {
 	x := c.ext()
 	if len(x.backlog)+len(b) > c.l.cfg.WriteBacklog {
-		c.l.kill(c, connstats.Slow)
+		c.slow(b)
 		return
 	}
 	x.backlog = append(x.backlog, b...)
+}
+
+// slowClose is the close frame a slow consumer gets.
+var slowClose = ws.AppendClose(nil, ws.CloseCode(pusher.OverCapacity), "over capacity")
+
+// slow closes a consumer whose backlog would pass the cap with b. The close
+// frame (4100: pusher-js backs off, then reconnects) goes after the
+// backlog, past the cap, so a client that reads again learns why; one that
+// does not is released at the close deadline. An empty backlog means b is
+// the rest of a frame already begun on the wire: it is kept, so the close
+// frame starts on a frame boundary.
+func (c *conn) slow(b []byte) {
+	x := c.x
+	c.l.log.Warn("slow consumer closed", "backlog", len(x.backlog)+len(b))
+	if len(x.backlog) == 0 {
+		x.backlog = append(x.backlog, b...)
+	}
+	x.backlog = append(x.backlog, slowClose...)
+	c.flags |= fSlow
+	c.closing()
 }
 
 // flush writes the backlog when the socket can take more.

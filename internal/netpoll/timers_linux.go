@@ -47,6 +47,7 @@ func (l *loop) expire(slot int32) {
 	case c.flags&fClosing != 0:
 		l.kill(c, connstats.Timeout)
 	case c.x != nil && len(c.x.backlog) > 0 && c.x.blocked+int64(l.cfg.WriteTimeout) <= l.now:
+		l.log.Warn("slow consumer closed: writes blocked", "backlog", len(c.x.backlog), "for", l.cfg.WriteTimeout)
 		l.kill(c, connstats.Slow)
 	case c.flags&fPinged != 0:
 		c.Close(ws.CloseCode(pusher.PongTimeout), "pong not received")
@@ -66,6 +67,9 @@ func (l *loop) kill(c *conn, why connstats.Reason) {
 	}
 	c.flags |= fDead | fClosing
 	l.dying = append(l.dying, c)
+	if c.flags&fSlow != 0 {
+		why = connstats.Slow
+	}
 	if s := l.cfg.Stats; s != nil {
 		s.Ended(why)
 	}

@@ -40,7 +40,7 @@ type conn struct {
 var _ session.Conn = (*conn)(nil)
 
 func newConn(t *Transport, nc net.Conn) *conn {
-	return &conn{t: t, nc: nc, wake: make(chan struct{}, 1), done: make(chan struct{}), written: make(chan struct{})}
+	return &conn{t: t, nc: nc, why: reasonUnset, wake: make(chan struct{}, 1), done: make(chan struct{}), written: make(chan struct{})}
 }
 
 // Shard implements session.Conn.
@@ -56,6 +56,9 @@ func (c *conn) Close(code ws.CloseCode, reason string) {
 	c.enqueue(ws.AppendClose(nil, code, reason), true)
 }
 
+// slowClose is the close frame a slow consumer gets.
+var slowClose = ws.AppendClose(nil, ws.CloseCode(pusher.OverCapacity), "over capacity")
+
 func (c *conn) enqueue(frame []byte, isClose bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -63,10 +66,13 @@ func (c *conn) enqueue(frame []byte, isClose bool) {
 		return
 	}
 	if c.queued+len(frame) > c.t.cfg.WriteBacklog {
-		c.failed = true
+		// A slow consumer: the close frame goes after what is queued, past
+		// the cap, so a client that reads again learns why (4100: pusher-js
+		// backs off, then reconnects); the write timeout ends one that does not.
 		c.setReasonLocked(connstats.Slow)
-		c.nc.Close() // a slow consumer: the reader sees the error and ends
-		return
+		c.t.cfg.Logger.Warn("slow consumer closed", "backlog", c.queued+len(frame))
+		frame, isClose = slowClose, true
+		c.nc.SetReadDeadline(time.Now().Add(c.t.cfg.CloseTimeout)) // the reader gives up then
 	}
 	c.queue = append(c.queue, frame)
 	c.queued += len(frame)
@@ -158,6 +164,9 @@ func (c *conn) isClosing() bool {
 // idleWait is how long the reader waits for data before acting.
 func (c *conn) idleWait() time.Duration {
 	cfg := &c.t.cfg
+	if c.isClosing() {
+		return cfg.CloseTimeout
+	}
 	if c.pinged {
 		return cfg.PongWait
 	}
