@@ -16,7 +16,7 @@ type descs struct {
 	subscriptions, channels                    *prometheus.Desc
 	messagesIn, messagesOut, bytesIn, bytesOut *prometheus.Desc
 	clusterUp, clusterDropped                  *prometheus.Desc
-	refused, maxConnections                    *prometheus.Desc
+	refused, maxConnections, timeouts          *prometheus.Desc
 }
 
 func newDescs(version string) *descs {
@@ -43,6 +43,9 @@ func newDescs(version string) *descs {
 			[]string{"reason"}, nil),
 		maxConnections: prometheus.NewDesc("roost_connections_limit",
 			"The node's cap on WebSocket connections (limits.max_connections, or the one derived from the file limit); 0 means none.", nil, nil),
+		timeouts: prometheus.NewDesc("roost_handshake_timeouts_total",
+			"Connections closed because their first HTTP request (a WebSocket handshake or an API call), or their TLS handshake, did not arrive within limits.handshake_timeout.",
+			nil, nil),
 		clusterUp: prometheus.NewDesc("roost_cluster_up",
 			"1 while this cluster node reaches Redis, 0 while it serves local connections only.", nil, nil),
 		clusterDropped: prometheus.NewDesc("roost_cluster_dropped_total",
@@ -63,7 +66,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	d := c.d
 	for _, x := range []*prometheus.Desc{d.build, d.connections, d.handshakes, d.closed, d.subscriptions,
 		d.channels, d.messagesIn, d.messagesOut, d.bytesIn, d.bytesOut, d.clusterUp, d.clusterDropped,
-		d.refused, d.maxConnections} {
+		d.refused, d.maxConnections, d.timeouts} {
 		ch <- x
 	}
 }
@@ -87,6 +90,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d.refused, prometheus.CounterValue, float64(r.Count), r.Reason)
 	}
 	ch <- prometheus.MustNewConstMetric(d.maxConnections, prometheus.GaugeValue, float64(s.MaxConnections))
+	ch <- prometheus.MustNewConstMetric(d.timeouts, prometheus.CounterValue, float64(s.HandshakeTimeouts))
 	if s.Cluster != nil {
 		up := 0.0
 		if s.Cluster.Up {

@@ -38,6 +38,7 @@ func fakeSource(s *Snapshot) {
 	s.Cluster = &Cluster{Up: true, Dropped: 6}
 	s.Refused = []Refusal{{"connections", 1}, {"origin", 1}}
 	s.MaxConnections = 960
+	s.HandshakeTimeouts = 8
 }
 
 // TestNames pins the names and types of roost's own metrics: dashboards,
@@ -58,6 +59,7 @@ func TestNames(t *testing.T) {
 		"roost_cluster_dropped_total":    "counter",
 		"roost_handshakes_refused_total": "counter",
 		"roost_connections_limit":        "gauge",
+		"roost_handshake_timeouts_total": "counter",
 	}
 	got := types(scrape(t, SourceFunc(fakeSource)))
 	for name, typ := range want {
@@ -108,6 +110,7 @@ func TestValues(t *testing.T) {
 		`roost_handshakes_refused_total{reason="connections"} 1`,
 		`roost_handshakes_refused_total{reason="origin"} 1`,
 		`roost_connections_limit 960`,
+		`roost_handshake_timeouts_total 8`,
 	} {
 		if !strings.Contains(text, line+"\n") {
 			t.Errorf("missing %q", line)

@@ -62,6 +62,9 @@ type Snapshot struct {
 	Refused []Refusal
 	// MaxConnections is the node's cap on WebSocket connections; 0 is none.
 	MaxConnections int
+	// HandshakeTimeouts counts connections closed because their first
+	// request did not arrive within the handshake timeout.
+	HandshakeTimeouts int64
 	// Cluster is the node's link to the other nodes; nil on a single node.
 	Cluster *Cluster
 }

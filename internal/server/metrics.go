@@ -70,6 +70,7 @@ func (s *Server) snapshot(snap *metrics.Snapshot) {
 		snap.HandshakesRefused += refused[r]
 	}
 	snap.MaxConnections = s.gate.Limits().MaxConnections
+	snap.HandshakeTimeouts = s.timeouts.Load()
 	if s.poller != nil {
 		snap.Transports = append(snap.Transports, transportCounts("epoll", &s.stats))
 	}

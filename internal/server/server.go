@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/roostproject/roost/internal/admission"
@@ -44,6 +45,7 @@ type Server struct {
 	fds      tickets         // the admission tickets of the epoll loops' sockets
 	metrics  *http.Server    // serves metrics.addr; nil when /metrics is on addr
 	metricLn net.Listener    // metrics.addr once bound
+	timeouts atomic.Int64    // connections closed by the handshake timeout
 
 	// logRefusal logs refusals and other events that come in floods at
 	// most once a second per message, with the count (ratelog).
@@ -75,6 +77,7 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	}
 	s.http = s.httpServer(s.routes())
 	s.http.ConnContext = withConn
+	s.http.ConnState = connState
 	if cfg.Metrics.Addr != "" {
 		s.metrics = s.httpServer(s.metricsRoutes(http.NewServeMux()))
 	}
@@ -136,6 +139,7 @@ func (s *Server) Listen() (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: listen on %s: %w", s.cfg.Addr, err)
 	}
+	ln = timeoutListener{Listener: ln, timeouts: &s.timeouts}
 	if s.cfg.TLS.Enabled() {
 		cert, err := tls.LoadX509KeyPair(s.cfg.TLS.CertFile, s.cfg.TLS.KeyFile)
 		if err != nil {
