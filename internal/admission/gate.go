@@ -55,6 +55,11 @@ type Ticket struct {
 	ip netip.Addr // the zero Addr when addresses are not tracked
 }
 
+// Tracked reports whether the ticket names its client's address, which
+// happens only when a per-address cap is set: a caller that must remember
+// tickets until Release can skip the others and release a zero Ticket.
+func (t Ticket) Tracked() bool { return t.ip.IsValid() }
+
 // New returns a Gate with cfg's caps.
 func New(cfg Config) *Gate {
 	g := &Gate{cfg: cfg, mem: memSampler{read: cfg.Memory}}

@@ -34,6 +34,9 @@ func TestNodeCap(t *testing.T) {
 	g := New(Config{MaxConnections: 2})
 	admit(t, g, a, t0)
 	tk := admit(t, g, b, t0)
+	if tk.Tracked() {
+		t.Error("a ticket names its address though no per-address cap is set")
+	}
 	refused(t, g, a, t0, Connections)
 	g.Release(tk)
 	admit(t, g, a, t0)
@@ -46,6 +49,9 @@ func TestPerAddressCap(t *testing.T) {
 	g := New(Config{MaxPerIP: 2})
 	admit(t, g, a, t0)
 	tk := admit(t, g, a, t0)
+	if !tk.Tracked() {
+		t.Error("with a per-address cap, a ticket must name its address")
+	}
 	refused(t, g, a, t0, IPConnections)
 	admit(t, g, b, t0) // another address is not held back
 	g.Release(tk)

@@ -96,14 +96,20 @@ func requestConn(r *http.Request) net.Conn {
 	return c
 }
 
-// tickets remembers the admission ticket of each socket an epoll loop
-// owns, by descriptor, until the loop closes it.
+// tickets remembers the admission tickets that name a client address, of
+// the sockets the epoll loops own, by descriptor, until the loop closes the
+// socket. A ticket without an address (per-address caps off) is not kept:
+// every socket a loop owns was admitted, so its release needs no record,
+// and an idle connection costs no map entry.
 type tickets struct {
 	mu sync.Mutex
 	m  map[int]admission.Ticket
 }
 
 func (t *tickets) put(fd int, tk admission.Ticket) {
+	if !tk.Tracked() {
+		return
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.m == nil {
@@ -112,18 +118,14 @@ func (t *tickets) put(fd int, tk admission.Ticket) {
 	t.m[fd] = tk
 }
 
-// take removes and returns fd's ticket.
-func (t *tickets) take(fd int) (admission.Ticket, bool) {
+// take removes and returns fd's ticket: the zero Ticket if none was kept.
+func (t *tickets) take(fd int) admission.Ticket {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	tk, ok := t.m[fd]
+	tk := t.m[fd]
 	delete(t.m, fd)
-	return tk, ok
+	return tk
 }
 
 // socketClosed gives back the place of a socket an epoll loop is closing.
-func (s *Server) socketClosed(fd int) {
-	if tk, ok := s.fds.take(fd); ok {
-		s.gate.Release(tk)
-	}
-}
+func (s *Server) socketClosed(fd int) { s.gate.Release(s.fds.take(fd)) }
