@@ -1,6 +1,10 @@
 package config
 
-import "testing"
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
 
 func TestAllowsOrigin(t *testing.T) {
 	app := App{AllowedOrigins: []string{"example.com", "*.Example.org"}}
@@ -36,4 +40,33 @@ func TestOriginPatterns(t *testing.T) {
 			t.Errorf("%q accepted", bad)
 		}
 	}
+}
+
+// FuzzAllowsOrigin feeds Origin headers and patterns: nothing panics, "*"
+// allows everything, a pattern that passes its check and equals the
+// origin's host allows it, and no pattern allows an origin without a host.
+func FuzzAllowsOrigin(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"https://example.com", "example.com"}, {"http://app.example.org:8080", "*.example.org"},
+		{"null", "*"}, {"https://[::1]:443", "localhost"}, {"file://", "example.com"}, {"https://EXAMPLE.com", "Example.COM"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, origin, pattern string) {
+		app := App{AllowedOrigins: []string{pattern}}
+		allowed := app.AllowsOrigin(origin)
+		if pattern == "*" && !allowed {
+			t.Fatalf("* refused %q", origin)
+		}
+		u, err := url.Parse(origin)
+		if err != nil || u.Hostname() == "" {
+			if allowed && pattern != "*" {
+				t.Fatalf("%q without a host allowed by %q", origin, pattern)
+			}
+			return
+		}
+		if originPatterns([]string{pattern}) == nil && strings.EqualFold(pattern, u.Hostname()) && !allowed {
+			t.Fatalf("%q refused by its own host %q", origin, pattern)
+		}
+	})
 }
