@@ -58,7 +58,7 @@ func (s *Server) admitHandshake(w http.ResponseWriter, r *http.Request) (admissi
 // Retry-After, and closes the HTTP connection so its descriptor is free at
 // once.
 func (s *Server) overloaded(w http.ResponseWriter, why admission.Reason) {
-	s.logRefusal.Warn("websocket handshake refused: over a limit", "reason", why.String())
+	s.limitedLog.Warn("websocket handshake refused: over a limit", "reason", why.String())
 	w.Header().Set("Retry-After", strconv.Itoa(int(retryAfter(why)/time.Second)))
 	w.Header().Set("Connection", "close")
 	http.Error(w, fmt.Sprintf("roost: over capacity (%s), retry later", why), http.StatusServiceUnavailable)
@@ -67,7 +67,7 @@ func (s *Server) overloaded(w http.ResponseWriter, why admission.Reason) {
 // forbidden answers a handshake whose Origin the app does not allow.
 func (s *Server) forbidden(w http.ResponseWriter, origin string) {
 	s.gate.Refuse(admission.Origin)
-	s.logRefusal.Warn("websocket handshake refused: origin not allowed", "origin", origin)
+	s.limitedLog.Warn("websocket handshake refused: origin not allowed", "origin", origin)
 	w.Header().Set("Connection", "close")
 	http.Error(w, "roost: origin not allowed for this app", http.StatusForbidden)
 }

@@ -47,9 +47,10 @@ type Server struct {
 	metricLn net.Listener    // metrics.addr once bound
 	timeouts atomic.Int64    // connections closed by the handshake timeout
 
-	// logRefusal logs refusals and other events that come in floods at
-	// most once a second per message, with the count (ratelog).
-	logRefusal *slog.Logger
+	// limitedLog writes each message at most once a second, with the
+	// count (ratelog): for refusals, net/http's errors and the transports,
+	// whose events come in floods.
+	limitedLog *slog.Logger
 }
 
 // New builds a node from a validated configuration.
@@ -58,7 +59,7 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: &cfg, log: log, gate: newGate(cfg.Limits)}
-	s.logRefusal = slog.New(ratelog.New(log.Handler(), time.Second))
+	s.limitedLog = slog.New(ratelog.New(log.Handler(), time.Second))
 	loops := s.loops()
 	s.hub = hub.New(hub.Config{Shards: loops + 1, Encode: encode}, nodeID())
 	if cfg.Redis.URL != "" {
@@ -94,7 +95,7 @@ func (s *Server) httpServer(h http.Handler) *http.Server {
 		ReadHeaderTimeout: c.HandshakeTimeout,
 		MaxHeaderBytes:    c.MaxHeaderBytes,
 		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          log.New(httpErrors{s.logRefusal}, "", 0),
+		ErrorLog:          log.New(httpErrors{s.limitedLog}, "", 0),
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 func (s *Server) portableConfig(env *session.Env, shard int) portable.Config {
 	c := s.cfg
 	return portable.Config{
-		Shard: shard, Hub: s.hub, Env: env, Logger: s.logRefusal,
+		Shard: shard, Hub: s.hub, Env: env, Logger: s.limitedLog,
 		MaxMessage: c.Limits.MaxMessageSize, WriteBacklog: c.Limits.WriteBacklog, WriteTimeout: c.Limits.WriteTimeout,
 		ActivityTimeout: c.ActivityTimeout, PongWait: c.PongWait, CloseTimeout: c.Limits.HandshakeTimeout,
 	}
@@ -23,7 +23,7 @@ func (s *Server) portableConfig(env *session.Env, shard int) portable.Config {
 func (s *Server) pollerConfig(env *session.Env, loops int) netpoll.Config {
 	c := s.cfg
 	return netpoll.Config{
-		Loops: loops, FirstShard: 0, Hub: s.hub, Env: env, Logger: s.logRefusal, Stats: &s.stats, OnClose: s.socketClosed,
+		Loops: loops, FirstShard: 0, Hub: s.hub, Env: env, Logger: s.limitedLog, Stats: &s.stats, OnClose: s.socketClosed,
 		MaxMessage: c.Limits.MaxMessageSize, WriteBacklog: c.Limits.WriteBacklog, WriteTimeout: c.Limits.WriteTimeout,
 		ActivityTimeout: c.ActivityTimeout, PongWait: c.PongWait, CloseTimeout: c.Limits.HandshakeTimeout,
 	}

@@ -37,7 +37,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		var err error
 		if fd, err = netpoll.Dup(requestConn(r)); err != nil {
 			s.gate.Refuse(admission.Descriptors)
-			s.logRefusal.Warn("websocket handshake refused: cannot take the socket", "err", err)
+			s.limitedLog.Warn("websocket handshake refused: cannot take the socket", "err", err)
 			s.overloaded(w, admission.Descriptors)
 			s.gate.Release(ticket)
 			return
