@@ -24,6 +24,12 @@ type App struct {
 	// SubscriptionCount sends pusher_internal:subscription_count to
 	// subscribers of non-presence channels. Zero value means not sent.
 	SubscriptionCount bool `yaml:"subscription_count" json:"subscription_count" env:"ROOST_APP_SUBSCRIPTION_COUNT" default:"false" help:"send pusher_internal:subscription_count to subscribers of non-presence channels"`
+	// AllowedOrigins lists the web origins whose pages may connect, by host:
+	// "example.com", "*.example.com" (its subdomains) or "*" (any). A
+	// handshake whose Origin header names another host gets HTTP 403; one
+	// without the header (a server or mobile client) is not checked. Zero
+	// value (empty) means any origin.
+	AllowedOrigins []string `yaml:"allowed_origins" json:"allowed_origins,omitempty" env:"ROOST_APP_ALLOWED_ORIGINS" default:"" check:"origins" help:"hosts whose web pages may connect (example.com, *.example.com, *); others get 403; empty means any"`
 	// MaxConnections caps the app's open connections on this node; a
 	// connection over it is closed with 4004. Zero value means unlimited.
 	MaxConnections int `yaml:"max_connections" json:"max_connections" env:"ROOST_APP_MAX_CONNECTIONS" default:"0" check:"min=0" help:"open connections of the app on this node, more are closed with 4004; 0 means unlimited"`

@@ -74,6 +74,10 @@ type Config struct {
 	// admin API is off.
 	Admin Admin `yaml:"admin" help:"the admin API (/admin/apps) that lists and changes apps"`
 
+	// Metrics says where /metrics and the debug endpoints are served and
+	// who may read them.
+	Metrics Metrics `yaml:"metrics" help:"where /metrics and the debug endpoints are served, and who may read them"`
+
 	// Warnings are problems that did not stop Load, such as ROOST_*
 	// variables that are not settings; the server logs them at start.
 	Warnings []string `yaml:"-"`
@@ -159,6 +163,33 @@ type Limits struct {
 	// pusher:subscription_error LimitReached. At most 10,000: the session
 	// counts a connection's subscriptions in 16 bits.
 	MaxSubscriptionsPerConnection int `yaml:"max_subscriptions_per_connection" env:"ROOST_MAX_SUBSCRIPTIONS_PER_CONNECTION" default:"100" check:"positive,max=10000" help:"channels one connection may subscribe to; more get subscription_error LimitReached"`
+
+	// MaxConnections caps the node's WebSocket connections; a handshake
+	// over it is answered HTTP 503 with Retry-After, before the upgrade.
+	// Zero value means the file limit less max(64, 5%), so that the
+	// descriptors left serve the HTTP API, /metrics, health checks and the
+	// refusals themselves.
+	MaxConnections int `yaml:"max_connections" env:"ROOST_MAX_CONNECTIONS" default:"0" check:"min=0" help:"WebSocket connections on this node, more get HTTP 503; 0 means the file limit less max(64, 5%)"`
+
+	// MaxConnectionsPerIP caps the WebSocket connections from one client
+	// address. Zero value means unlimited: behind a proxy or load balancer
+	// every client has the proxy's address.
+	MaxConnectionsPerIP int `yaml:"max_connections_per_ip" env:"ROOST_MAX_CONNECTIONS_PER_IP" default:"0" check:"min=0" help:"WebSocket connections from one client address, more get HTTP 503; 0 means unlimited (behind a proxy all clients share its address)"`
+
+	// HandshakesPerSecond caps new WebSocket connections per second on the
+	// node, with a burst of one second's worth. Zero value means unlimited.
+	HandshakesPerSecond int `yaml:"handshakes_per_second" env:"ROOST_HANDSHAKES_PER_SECOND" default:"0" check:"min=0" help:"new WebSocket connections per second on this node (bursts of one second's worth), more get HTTP 503; 0 means unlimited"`
+
+	// HandshakesPerSecondPerIP caps new WebSocket connections per second
+	// from one client address, with a burst of one second's worth. Zero
+	// value means unlimited.
+	HandshakesPerSecondPerIP int `yaml:"handshakes_per_second_per_ip" env:"ROOST_HANDSHAKES_PER_SECOND_PER_IP" default:"0" check:"min=0" help:"new WebSocket connections per second from one client address, more get HTTP 503; 0 means unlimited"`
+
+	// MaxMemory is the memory ceiling, in bytes of memory the Go runtime
+	// holds, above which new WebSocket connections get HTTP 503 rather than
+	// the OOM killer taking every open one. Zero value means 80% of the
+	// cgroup's memory.max, or no ceiling outside a limited cgroup.
+	MaxMemory int `yaml:"max_memory" env:"ROOST_MAX_MEMORY" default:"0" unit:"bytes" check:"min=0" help:"Go memory above which new WebSocket connections get HTTP 503; 0 means 80% of the cgroup's memory.max, or none"`
 }
 
 // Log configures the server's log/slog output.
@@ -206,4 +237,15 @@ type Admin struct {
 	// Token is the bearer token the admin API requires. Zero value means
 	// the admin API answers 404.
 	Token string `yaml:"token" env:"ROOST_ADMIN_TOKEN" default:"" check:"token" help:"bearer token for /admin/apps, at least 16 characters; empty turns the admin API off"`
+}
+
+// Metrics configures the Prometheus endpoint and the debug endpoints.
+type Metrics struct {
+	// Addr is a separate "host:port" for /metrics and the debug endpoints,
+	// which then leave the main address. Zero value means the main address.
+	Addr string `yaml:"addr" env:"ROOST_METRICS_ADDR" default:"" check:"optional_hostport" help:"serve /metrics and the debug endpoints on this host:port only, not on addr; empty means on addr"`
+	// Token, when set, is the bearer token /metrics and the debug endpoints
+	// require (Authorization: Bearer <token>); others get 401. Zero value
+	// means no token.
+	Token string `yaml:"token" env:"ROOST_METRICS_TOKEN" default:"" help:"when set, /metrics and the debug endpoints need the header Authorization: Bearer <token>"`
 }

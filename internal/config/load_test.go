@@ -33,6 +33,11 @@ limits:
   api_body_memory: 16MiB
   client_events_per_second: 20
   max_subscriptions_per_connection: 300
+  max_connections: 900
+  max_connections_per_ip: 30
+  handshakes_per_second: 500
+  handshakes_per_second_per_ip: 5
+  max_memory: 1GiB
 apps:
   - id: "1"
     key: k1
@@ -40,6 +45,7 @@ apps:
     enabled: false
     client_events: true
     subscription_count: true
+    allowed_origins: [example.com, "*.example.org"]
     max_connections: 500
     max_presence_members: 50
     max_presence_user_info: 2KiB
@@ -51,6 +57,7 @@ log: {level: debug, format: json}
 redis: {url: "redis://localhost:6379/0", prefix: chat}
 app_store: {url: "postgres://roost@db/roost", table: roost.apps, refresh: 3s, unknown_ttl: 1s, wait: 500ms}
 admin: {token: "0123456789abcdef0123"}
+metrics: {addr: "127.0.0.1:9601", token: t0ken}
 `
 
 // fullConfig is what fullYAML loads as.
@@ -69,18 +76,21 @@ func fullConfig() Config {
 			WriteTimeout: 3 * time.Second, HandshakeTimeout: 2 * time.Second,
 			MaxHeaderBytes: 8 << 10, APIBodyTimeout: 4 * time.Second, APIRequestsPerIP: 8,
 			APIBodyMemory: 16 << 20, ClientEventsPerSecond: 20, MaxSubscriptionsPerConnection: 300,
+			MaxConnections: 900, MaxConnectionsPerIP: 30, HandshakesPerSecond: 500, HandshakesPerSecondPerIP: 5,
+			MaxMemory: 1 << 30,
 		},
 		Apps: []App{
 			{ID: "1", Key: "k1", Secret: "s1", Enabled: &f, ClientEvents: true, SubscriptionCount: true,
-				MaxConnections: 500, MaxPresenceMembers: 50, MaxPresenceUserInfo: 2048,
-				MaxBackendEventsPerSec: 300, MaxReadReqPerSec: 40, MaxClientEventsPerSec: 400},
+				AllowedOrigins: []string{"example.com", "*.example.org"}, MaxConnections: 500, MaxPresenceMembers: 50,
+				MaxPresenceUserInfo: 2048, MaxBackendEventsPerSec: 300, MaxReadReqPerSec: 40, MaxClientEventsPerSec: 400},
 			{ID: "app-2", Key: "k2", Secret: "s2", Enabled: &t, MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024},
 		},
 		Log:   Log{Level: "debug", Format: "json"},
 		Redis: Redis{URL: "redis://localhost:6379/0", Prefix: "chat"},
 		AppStore: AppStore{URL: "postgres://roost@db/roost", Table: "roost.apps", Refresh: 3 * time.Second,
 			UnknownTTL: time.Second, Wait: 500 * time.Millisecond},
-		Admin: Admin{Token: "0123456789abcdef0123"},
+		Admin:   Admin{Token: "0123456789abcdef0123"},
+		Metrics: Metrics{Addr: "127.0.0.1:9601", Token: "t0ken"},
 	}
 }
 

@@ -19,11 +19,18 @@ type rule func(v any) error
 // after "=" ("min=10" gives "10"). "unique" is not here: it compares the
 // entries of a list rather than one value (see validator.unique).
 var ruleMakers = map[string]func(arg string) (rule, error){
-	"positive":   noArg(positive),
-	"min":        intBound("min", func(n, b int) bool { return n >= b }, ">="),
-	"max":        intBound("max", func(n, b int) bool { return n <= b }, "<="),
-	"seconds":    noArg(wholeSeconds),
-	"hostport":   noArg(hostPort),
+	"positive": noArg(positive),
+	"min":      intBound("min", func(n, b int) bool { return n >= b }, ">="),
+	"max":      intBound("max", func(n, b int) bool { return n <= b }, "<="),
+	"seconds":  noArg(wholeSeconds),
+	"hostport": noArg(hostPort),
+	"optional_hostport": noArg(func(v any) error {
+		if v.(string) == "" {
+			return nil
+		}
+		return hostPort(v)
+	}),
+	"origins":    noArg(originPatterns),
 	"transport":  noArg(oneOf(TransportAuto, TransportEpoll, TransportPortable)),
 	"log_level":  noArg(oneOf("debug", "info", "warn", "error")),
 	"log_format": noArg(oneOf("text", "json")),

@@ -19,6 +19,7 @@ type descs struct {
 	subscriptions, channels                    *prometheus.Desc
 	messagesIn, messagesOut, bytesIn, bytesOut *prometheus.Desc
 	clusterUp, clusterDropped                  *prometheus.Desc
+	refused, maxConnections, timeouts          *prometheus.Desc
 }
 
 func newDescs(version string) *descs {
@@ -40,6 +41,14 @@ func newDescs(version string) *descs {
 			"WebSocket frames written or queued to clients: published events, protocol replies and pings.", t, nil),
 		bytesIn:  prometheus.NewDesc("roost_received_bytes_total", "Bytes read from client sockets.", t, nil),
 		bytesOut: prometheus.NewDesc("roost_sent_bytes_total", "Bytes written or queued to client sockets.", t, nil),
+		refused: prometheus.NewDesc("roost_handshakes_refused_total",
+			"WebSocket handshakes refused since start, by reason: over a cap (connections, ip_connections, rate, ip_rate, memory, descriptors: HTTP 503), origin (403), invalid (4xx), app (a Pusher error code).",
+			[]string{"reason"}, nil),
+		maxConnections: prometheus.NewDesc("roost_connections_limit",
+			"The node's cap on WebSocket connections (limits.max_connections, or the one derived from the file limit); 0 means none.", nil, nil),
+		timeouts: prometheus.NewDesc("roost_handshake_timeouts_total",
+			"Connections closed because their first HTTP request (a WebSocket handshake or an API call), or their TLS handshake, did not arrive within limits.handshake_timeout.",
+			nil, nil),
 		clusterUp: prometheus.NewDesc("roost_cluster_up",
 			"1 while this cluster node reaches Redis, 0 while it serves local connections only.", nil, nil),
 		clusterDropped: prometheus.NewDesc("roost_cluster_dropped_total",
@@ -68,7 +77,8 @@ var _ prometheus.Collector = (*collector)(nil)
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	d := c.d
 	for _, x := range []*prometheus.Desc{d.build, d.connections, d.handshakes, d.closed, d.subscriptions,
-		d.channels, d.messagesIn, d.messagesOut, d.bytesIn, d.bytesOut, d.clusterUp, d.clusterDropped} {
+		d.channels, d.messagesIn, d.messagesOut, d.bytesIn, d.bytesOut, d.clusterUp, d.clusterDropped,
+		d.refused, d.maxConnections, d.timeouts} {
 		ch <- x
 	}
 }
@@ -88,6 +98,11 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(d.handshakes, prometheus.CounterValue, float64(accepted), "accepted")
 	ch <- prometheus.MustNewConstMetric(d.handshakes, prometheus.CounterValue, float64(s.HandshakesRefused), "refused")
+	for _, r := range s.Refused {
+		ch <- prometheus.MustNewConstMetric(d.refused, prometheus.CounterValue, float64(r.Count), r.Reason)
+	}
+	ch <- prometheus.MustNewConstMetric(d.maxConnections, prometheus.GaugeValue, float64(s.MaxConnections))
+	ch <- prometheus.MustNewConstMetric(d.timeouts, prometheus.CounterValue, float64(s.HandshakeTimeouts))
 	if s.Cluster != nil {
 		up := 0.0
 		if s.Cluster.Up {
@@ -119,7 +134,7 @@ func (c *collector) collectTransport(ch chan<- prometheus.Metric, t *Transport) 
 func NewRegistry(src Source, version string) *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		&lastGood{inner: collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})},
 		collectors.NewGoCollector(),
 		&collector{src: src, d: newDescs(version)},
 	)

@@ -38,6 +38,9 @@ func fakeSource(s *Snapshot) {
 	ep.Closed[connstats.Slow] = 4
 	s.Transports = append(s.Transports, ep, Transport{Name: "portable", Counts: connstats.Counts{Open: 1, Accepted: 1}})
 	s.Cluster = &Cluster{Up: true, Dropped: 6}
+	s.Refused = []Refusal{{"connections", 1}, {"origin", 1}}
+	s.MaxConnections = 960
+	s.HandshakeTimeouts = 8
 }
 
 // TestNames pins the names and types of roost's own metrics: dashboards,
@@ -56,6 +59,9 @@ func TestNames(t *testing.T) {
 		"roost_sent_bytes_total":         "counter",
 		"roost_cluster_up":               "gauge",
 		"roost_cluster_dropped_total":    "counter",
+		"roost_handshakes_refused_total": "counter",
+		"roost_connections_limit":        "gauge",
+		"roost_handshake_timeouts_total": "counter",
 	}
 	got := types(scrape(t, SourceFunc(fakeSource)))
 	for name, typ := range want {
@@ -103,6 +109,10 @@ func TestValues(t *testing.T) {
 		`roost_sent_bytes_total{transport="epoll"} 900`,
 		`roost_cluster_up 1`,
 		`roost_cluster_dropped_total 6`,
+		`roost_handshakes_refused_total{reason="connections"} 1`,
+		`roost_handshakes_refused_total{reason="origin"} 1`,
+		`roost_connections_limit 960`,
+		`roost_handshake_timeouts_total 8`,
 	} {
 		if !strings.Contains(text, line+"\n") {
 			t.Errorf("missing %q", line)

@@ -21,8 +21,22 @@ type Snapshot struct {
 	// HandshakesRefused counts WebSocket handshakes answered with an HTTP
 	// error or a Pusher refusal (unknown app, bad protocol version).
 	HandshakesRefused int64
+	// Refused breaks HandshakesRefused down by reason, every reason listed
+	// even at 0, in a fixed order.
+	Refused []Refusal
+	// MaxConnections is the node's cap on WebSocket connections; 0 is none.
+	MaxConnections int
+	// HandshakeTimeouts counts connections closed because their first
+	// request did not arrive within the handshake timeout.
+	HandshakeTimeouts int64
 	// Cluster is the node's link to the other nodes; nil on a single node.
 	Cluster *Cluster
+}
+
+// Refusal is the count of refused handshakes for one reason label.
+type Refusal struct {
+	Reason string
+	Count  int64
 }
 
 // Cluster describes a cluster node's link to Redis.

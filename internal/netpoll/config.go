@@ -25,4 +25,7 @@ type Config struct {
 	Logger *slog.Logger
 	// Stats, when not nil, counts connection events.
 	Stats *connstats.Stats
+	// OnClose, when not nil, is called on the loop's goroutine with the
+	// descriptor of each socket Add was given, just before it is closed.
+	OnClose func(fd int)
 }

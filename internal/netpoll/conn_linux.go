@@ -64,7 +64,7 @@ func (l *loop) add(r *addReq) {
 	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, r.fd, &ev); err != nil {
 		l.log.Warn("epoll_ctl add failed", "err", err)
 		l.free = append(l.free, slot)
-		unix.Close(r.fd)
+		l.closeSocket(r.fd)
 		return
 	}
 	c := &conn{l: l, fd: int32(r.fd), slot: slot, seen: l.now}
@@ -101,6 +101,14 @@ func (c *conn) Close(code ws.CloseCode, reason string) {
 	}
 	c.why.Set(connstats.Server)
 	c.write(ws.AppendClose(nil, code, reason))
+	if c.flags&fClosing == 0 { // the write did not end the connection itself
+		c.closing()
+	}
+}
+
+// closing marks a close frame sent or queued: nothing more is written, and
+// the socket is released when the client answers or at the close deadline.
+func (c *conn) closing() {
 	c.flags |= fClosing
 	c.mark = c.l.now + int64(c.l.cfg.Policy.CloseTimeout)
 	c.l.wheel.Schedule(c.slot, c.mark)
@@ -132,10 +140,27 @@ func (c *conn) write(frame []byte) {
 func (c *conn) queue(b []byte) {
 	x := c.ext()
 	if c.l.cfg.Policy.Overflows(len(x.backlog), len(b)) {
-		c.l.kill(c, connstats.Slow)
+		c.slow(b)
 		return
 	}
 	x.backlog = append(x.backlog, b...)
+}
+
+// slow closes a consumer whose backlog would pass the cap with b. The close
+// frame (4100: pusher-js backs off, then reconnects) goes after the
+// backlog, past the cap, so a client that reads again learns why; one that
+// does not is released at the close deadline. An empty backlog means b is
+// the rest of a frame already begun on the wire: it is kept, so the close
+// frame starts on a frame boundary.
+func (c *conn) slow(b []byte) {
+	x := c.x
+	c.l.log.Warn("slow consumer closed", "backlog", len(x.backlog)+len(b))
+	if len(x.backlog) == 0 {
+		x.backlog = append(x.backlog, b...)
+	}
+	x.backlog = append(x.backlog, transport.SlowClose...)
+	c.why.Set(connstats.Slow)
+	c.closing()
 }
 
 // flush writes the backlog when the socket can take more.

@@ -55,6 +55,7 @@ func (l *loop) expire(slot int32) {
 	case c.flags&fClosing != 0:
 		l.kill(c, connstats.Server) // the close handshake ran out; the close's cause stands
 	case c.backlogged() && c.writeDeadline() <= l.now:
+		l.log.Warn("slow consumer closed: writes blocked", "backlog", len(c.x.backlog), "for", l.cfg.Policy.WriteTimeout)
 		l.kill(c, connstats.Slow)
 	case c.flags&fPinged != 0:
 		c.why.Set(connstats.Timeout)
@@ -99,7 +100,7 @@ func (l *loop) reap() {
 func (l *loop) release(c *conn) {
 	c.flags |= fReleased
 	l.wheel.Cancel(c.slot)
-	unix.Close(int(c.fd))
+	l.closeSocket(int(c.fd))
 	l.conns[c.slot] = nil
 	l.free = append(l.free, c.slot)
 	l.count.Add(-1)
@@ -108,4 +109,12 @@ func (l *loop) release(c *conn) {
 		c.x = nil
 		putExtra(x)
 	}
+}
+
+// closeSocket tells Config.OnClose, then closes a connection's socket.
+func (l *loop) closeSocket(fd int) {
+	if f := l.cfg.OnClose; f != nil {
+		f(fd)
+	}
+	unix.Close(fd)
 }

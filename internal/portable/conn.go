@@ -64,10 +64,13 @@ func (c *conn) enqueue(frame []byte, isClose bool) {
 		return
 	}
 	if c.t.cfg.Policy.Overflows(c.queued, len(frame)) {
-		c.failed = true
+		// A slow consumer: the close frame goes after what is queued, past
+		// the cap, so a client that reads again learns why (4100: pusher-js
+		// backs off, then reconnects); the write timeout ends one that does not.
 		c.why.Set(connstats.Slow)
-		c.nc.Close() // a slow consumer: the reader sees the error and ends
-		return
+		c.t.cfg.Logger.Warn("slow consumer closed", "backlog", c.queued+len(frame))
+		frame, isClose = transport.SlowClose, true
+		c.nc.SetReadDeadline(time.Now().Add(c.t.cfg.Policy.CloseTimeout)) // the reader gives up then
 	}
 	c.queue = append(c.queue, frame)
 	c.queued += len(frame)
@@ -135,7 +138,7 @@ func (c *conn) readLoop(buffered []byte) {
 		if !c.decode(&pending) {
 			return
 		}
-		c.nc.SetReadDeadline(time.Now().Add(c.t.cfg.Policy.Silence(c.pinged)))
+		c.nc.SetReadDeadline(time.Now().Add(c.idleWait()))
 		n, err := c.nc.Read(buf)
 		if errors.Is(err, os.ErrDeadlineExceeded) && !c.isClosing() {
 			c.idle()
@@ -154,6 +157,15 @@ func (c *conn) isClosing() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.closing || c.failed
+}
+
+// idleWait is how long the reader waits for data before acting: the close
+// timeout once closing, else the policy's silence.
+func (c *conn) idleWait() time.Duration {
+	if c.isClosing() {
+		return c.t.cfg.Policy.CloseTimeout
+	}
+	return c.t.cfg.Policy.Silence(c.pinged)
 }
 
 // idle pings a silent client, or closes it with 4201 if a ping went unanswered.

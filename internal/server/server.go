@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/roostproject/roost/internal/admin"
+	"github.com/roostproject/roost/internal/admission"
 	"github.com/roostproject/roost/internal/api"
 	"github.com/roostproject/roost/internal/apps"
 	"github.com/roostproject/roost/internal/cluster"
@@ -24,6 +26,7 @@ import (
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/netpoll"
 	"github.com/roostproject/roost/internal/portable"
+	"github.com/roostproject/roost/internal/ratelog"
 	"github.com/roostproject/roost/internal/session"
 )
 
@@ -46,14 +49,26 @@ type Server struct {
 	http     *http.Server
 	stats    connstats.Stats // the epoll loops' counters
 	cluster  *cluster.Redis  // nil on a single node
-	refused  atomic.Int64    // WebSocket handshakes refused (HTTP error or Pusher code)
 	apps     *apps.Source
+	gate     *admission.Gate // the caps on new WebSocket connections
+	fds      tickets         // the admission tickets of the epoll loops' sockets
+	metrics  *http.Server    // serves metrics.addr; nil when /metrics is on addr
+	metricLn net.Listener    // metrics.addr once bound
+	timeouts atomic.Int64    // connections closed by the handshake timeout
+
+	// limitedLog writes each message at most once a second, with the
+	// count (ratelog): for refusals, net/http's errors and the transports,
+	// whose events come in floods.
+	limitedLog *slog.Logger
 }
 
 // New builds a node from a validated configuration.
 func New(cfg config.Config, log *slog.Logger) (*Server, error) {
-	s := &Server{cfg: &cfg, log: log}
-	var err error
+	if err := checkExposure(&cfg); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: &cfg, log: log, gate: newGate(cfg.Limits)}
+	s.limitedLog = slog.New(ratelog.New(log.Handler(), time.Second))
 	loops, err := loopCount(s.cfg, netpoll.Supported)
 	if err != nil {
 		return nil, err
@@ -69,20 +84,20 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	}
 	env := &session.Env{Hub: s.hub, Config: s.cfg, Logger: log, Now: func() int64 { return time.Now().Unix() }}
 	pol := policy(s.cfg)
-	s.portable = portable.New(portable.Config{Shard: loops, Hub: s.hub, Env: env, Policy: pol, Logger: log})
+	s.portable = portable.New(portable.Config{Shard: loops, Hub: s.hub, Env: env, Policy: pol, Logger: s.limitedLog})
 	if loops > 0 {
-		p, err := netpoll.New(netpoll.Config{Loops: loops, Hub: s.hub, Env: env, Policy: pol, Logger: log, Stats: &s.stats})
+		p, err := netpoll.New(netpoll.Config{Loops: loops, Hub: s.hub, Env: env, Policy: pol, Logger: s.limitedLog, Stats: &s.stats, OnClose: s.socketClosed})
 		if err != nil {
 			return nil, fmt.Errorf("server: starting epoll loops: %w", err)
 		}
 		s.poller = p
 	}
-	s.http = &http.Server{
-		Handler:        s.routes(),
-		MaxHeaderBytes: cfg.Limits.MaxHeaderBytes,
-		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	s.http = s.httpServer(s.routes())
+	s.http.ConnContext = withConn
+	s.http.ConnState = connState
+	if cfg.Metrics.Addr != "" {
+		s.metrics = s.httpServer(s.metricsRoutes(http.NewServeMux()))
 	}
-	setTimeouts(s.http, cfg.Limits)
 	return s, nil
 }
 
@@ -102,6 +117,20 @@ func setTimeouts(h *http.Server, l config.Limits) {
 	h.ReadTimeout = l.HandshakeTimeout + l.APIBodyTimeout
 	h.WriteTimeout = h.ReadTimeout + l.WriteTimeout
 	h.IdleTimeout = idleTimeout
+}
+
+// httpServer returns an HTTP server for h with the node's timeouts and
+// size limits, whose own errors (a failed accept, a TLS handshake) are
+// logged at most once a second each.
+func (s *Server) httpServer(h http.Handler) *http.Server {
+	c := s.cfg.Limits
+	hs := &http.Server{
+		Handler:        h,
+		MaxHeaderBytes: c.MaxHeaderBytes,
+		ErrorLog:       log.New(httpErrors{s.limitedLog}, "", 0),
+	}
+	setTimeouts(hs, c)
+	return hs
 }
 
 // loopCount returns how many epoll loops to run, 0 meaning portable only, on a
@@ -143,7 +172,9 @@ func (s *Server) routes() http.Handler {
 	}
 	mux.HandleFunc("GET /up", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "OK\n") })
 	mux.HandleFunc("GET /ready", s.serveReady)
-	mux = s.withMetrics(mux)
+	if s.cfg.Metrics.Addr == "" {
+		s.metricsRoutes(mux)
+	}
 	return mux
 }
 
@@ -153,6 +184,7 @@ func (s *Server) Listen() (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: listen on %s: %w", s.cfg.Addr, err)
 	}
+	ln = timeoutListener{Listener: ln, timeouts: &s.timeouts}
 	if s.cfg.TLS.Enabled() {
 		cert, err := tls.LoadX509KeyPair(s.cfg.TLS.CertFile, s.cfg.TLS.KeyFile)
 		if err != nil {
@@ -161,15 +193,33 @@ func (s *Server) Listen() (net.Listener, error) {
 		}
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 	}
+	if s.metrics != nil {
+		if s.metricLn, err = net.Listen("tcp", s.cfg.Metrics.Addr); err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("server: listen on %s (metrics.addr): %w", s.cfg.Metrics.Addr, err)
+		}
+	}
 	return ln, nil
+}
+
+// MetricsAddr returns the address /metrics is served on when metrics.addr
+// is set and Listen has bound it, else "".
+func (s *Server) MetricsAddr() string {
+	if s.metricLn == nil {
+		return ""
+	}
+	return s.metricLn.Addr().String()
 }
 
 // Serve serves ln until ctx ends, then shuts down gracefully: no new
 // connections, every client told to reconnect (4200), and an exit within
 // the shutdown timeout.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- s.http.Serve(ln) }()
+	if s.metricLn != nil {
+		go func() { errc <- s.metrics.Serve(s.metricLn) }()
+	}
 	select {
 	case err := <-errc:
 		if errors.Is(err, http.ErrServerClosed) {
@@ -186,6 +236,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // Shutdown stops the node within ctx.
 func (s *Server) Shutdown(ctx context.Context) error {
 	err := s.http.Shutdown(ctx)
+	if s.metrics != nil {
+		err = errors.Join(err, s.metrics.Shutdown(ctx))
+	}
 	if s.poller != nil {
 		err = errors.Join(err, s.poller.Shutdown(ctx))
 	}

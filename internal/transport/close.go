@@ -13,6 +13,11 @@ const (
 	PongTimeoutReason = "pong not received"
 )
 
+// SlowClose is the close frame a slow consumer gets, queued after what it
+// has not read yet (Pusher protocol, error code 4100 "over capacity": the
+// client backs off, then reconnects).
+var SlowClose = ws.AppendClose(nil, ws.CloseCode(pusher.OverCapacity), "over capacity")
+
 // EchoCode returns the code the server's close frame carries in answer to
 // a client's close (RFC 6455 5.5.1): the client's own code, or 1000 when
 // its frame had none, since 1005 must never be sent (RFC 6455 7.4.1).
