@@ -130,11 +130,14 @@ func TestSoketiTableWorksAsIs(t *testing.T) {
 func TestSoketiLimitColumns(t *testing.T) {
 	eachDB(t, func(t *testing.T, db *testutil.TestDB) {
 		db.InsertSoketiApp(t, "apps", "limited", "limited-key", "s", -1)
-		db.Exec(t, "UPDATE apps SET max_presence_members_per_channel = 7, max_presence_member_size_in_kb = 2 WHERE id = 'limited'")
+		db.Exec(t, "UPDATE apps SET max_presence_members_per_channel = 7, max_presence_member_size_in_kb = 2, "+
+			"max_backend_events_per_sec = 50, max_client_events_per_sec = 20, max_read_req_per_sec = -1 WHERE id = 'limited'")
 		s, _, _ := openStore(t, db.URL, nil)
 		a := mustKey(t, s, "limited-key")
-		if a == nil || a.MaxConnections != 0 || a.MaxPresenceMembers != 7 || a.MaxPresenceUserInfo != 2048 {
-			t.Errorf("got %+v; want no connection limit, 7 members, 2048 bytes of user info", a)
+		if a == nil || a.MaxConnections != 0 || a.MaxPresenceMembers != 7 || a.MaxPresenceUserInfo != 2048 ||
+			a.MaxBackendEventsPerSec != 50 || a.MaxClientEventsPerSec != 20 || a.MaxReadReqPerSec != 0 {
+			t.Errorf("got %+v; want no connection limit, 7 members, 2048 bytes of user info, "+
+				"50 backend and 20 client events per second, no read limit", a)
 		}
 	})
 }
