@@ -31,7 +31,11 @@ var closeCases = []closeCase{
 			c.Expect("pusher:ping") // and leave it unanswered
 			answerClose(t, c, transport.PongTimeoutCode)
 		}},
-	{"slow_consumer", func(c *config.Config) { c.Limits.WriteBacklog = 64 << 10 },
+	{"slow_consumer", func(c *config.Config) {
+		// A slow consumer is sent 4100 after its backlog and released once
+		// its writes stay blocked for the write timeout.
+		c.Limits.WriteBacklog, c.Limits.WriteTimeout = 64<<10, time.Second
+	},
 		func(t *testing.T, s *testServer, c *testutil.Client) {
 			c.Subscribe("firehose")
 			data := strings.Repeat("x", 8<<10)
