@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	appstore "github.com/roostproject/roost/internal/apps"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	appstore "github.com/roostproject/roost/internal/apps"
 
 	"github.com/roostproject/roost/internal/auth"
 	"github.com/roostproject/roost/internal/config"

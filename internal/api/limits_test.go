@@ -149,8 +149,10 @@ func TestZeroRatesAreUnlimited(t *testing.T) {
 func TestInflightCapsEachAddress(t *testing.T) {
 	a, b := netip.MustParseAddr("127.0.0.2"), netip.MustParseAddr("127.0.0.3")
 	f := inflight{max: 2}
-	if !f.acquire(a) || !f.acquire(a) || f.acquire(a) {
-		t.Fatal("want exactly 2 requests from one address")
+	for i, want := range []bool{true, true, false} {
+		if got := f.acquire(a); got != want {
+			t.Fatalf("request %d from one address admitted = %v, want %v (exactly 2)", i+1, got, want)
+		}
 	}
 	if !f.acquire(b) {
 		t.Fatal("another address was refused")
