@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -17,40 +17,88 @@ import (
 )
 
 // serve runs `roost serve`: flags override ROOST_* variables, which
-// override the config file.
+// override the config file. Every setting and its flag, if any, are
+// declared in package config; this adds only --config and --print-config.
 func serve(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	path := fs.String("config", "", "YAML config `file` (see roost serve --print-config)")
-	printConfig := fs.Bool("print-config", false, "print an example config file and exit")
-	overrides := map[string]*string{
-		"ROOST_ADDR":         fs.String("addr", "", "listen address `host:port` (default 127.0.0.1:6001)"),
-		"ROOST_TRANSPORT":    fs.String("transport", "", "auto, epoll or portable (default auto)"),
-		"ROOST_TLS_CERT":     fs.String("tls-cert", "", "PEM certificate `file`: serve TLS directly"),
-		"ROOST_TLS_KEY":      fs.String("tls-key", "", "PEM key `file`"),
-		"ROOST_REDIS_URL":    fs.String("redis-url", "", "join a cluster through Redis: redis://[user:pass@]host:port[/db] or rediss://"),
-		"ROOST_REDIS_PREFIX": fs.String("redis-prefix", "", "prefix of every Redis key and topic (default roost)"),
-	}
-	if err := fs.Parse(args); err != nil {
+	fs.Usage = func() {} // a mistake gets one line; --help gets serveUsage
+	path := fs.String("config", "", "YAML config `file` (see --print-config)")
+	var print printFormat
+	fs.Var(&print, "print-config", "print a commented config file with every setting and its default, and exit;\n"+
+		"--print-config=markdown prints the settings as the README's table")
+	flags := config.RegisterFlags(fs)
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		serveUsage(fs, stdout)
+		return 0
+	} else if err != nil {
+		fmt.Fprintln(stderr, "roost serve --help lists the flags and ROOST_* variables")
 		return 2
 	}
-	if *printConfig {
-		fmt.Fprint(stdout, config.Example)
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "roost serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if print != "" {
+		fmt.Fprint(stdout, print.document())
 		return 0
 	}
-	// The config loader takes the first of repeated names: flags go first.
-	var environ []string
-	for name, v := range overrides {
-		if *v != "" {
-			environ = append(environ, name+"="+*v)
-		}
-	}
-	cfg, err := config.Load(*path, append(environ, os.Environ()...))
+	cfg, err := config.Load(*path, os.Environ(), flags)
 	if err != nil {
 		fmt.Fprintln(stderr, "roost:", err)
 		return 1
 	}
 	return start(cfg, stdout, stderr)
+}
+
+// serveUsage is `roost serve --help`: the flags, then every ROOST_*
+// variable, both generated from the settings' declarations.
+func serveUsage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, `usage: roost serve [flags]
+
+Runs a roost node. Each setting comes from the --config file, then its ROOST_*
+variable, then its flag, each overriding the one before; unset, it has the
+default shown. --print-config prints every setting as a commented file.
+
+flags:
+`)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fmt.Fprint(w, "\nenvironment variables (an empty one counts as unset; ROOST_APP_* define one app,\nwhich replaces the file's apps):\n")
+	config.EnvUsage(w)
+}
+
+// printFormat is the --print-config flag: bare (or =yaml) it asks for the
+// example file, =markdown for the settings table.
+type printFormat string
+
+// IsBoolFlag lets --print-config stand alone (flag.Value).
+func (p *printFormat) IsBoolFlag() bool { return true }
+
+// String returns the format asked for (flag.Value).
+func (p *printFormat) String() string { return string(*p) }
+
+// Set checks and keeps the format (flag.Value).
+func (p *printFormat) Set(s string) error {
+	switch s {
+	case "true", "yaml":
+		*p = "yaml"
+	case "markdown":
+		*p = "markdown"
+	case "false":
+		*p = ""
+	default:
+		return fmt.Errorf("want yaml or markdown, got %q", s)
+	}
+	return nil
+}
+
+// document returns what the format asks for.
+func (p printFormat) document() string {
+	if p == "markdown" {
+		return config.Markdown()
+	}
+	return config.Example()
 }
 
 func start(cfg config.Config, stdout, stderr io.Writer) int {
@@ -88,13 +136,12 @@ func banner(w io.Writer, cfg *config.Config, srv *server.Server, addr string) {
 		scheme = "https"
 	}
 	fmt.Fprintf(w, "roost %s serving on %s://%s (transport %s)\n", server.Version, scheme, addr, srv.Transport())
-	if cfg.IsDevelopment() {
+	if cfg.AppStore.URL != "" {
+		fmt.Fprintf(w, "apps: the configured ones, then table %s of the app store\n", cfg.AppStore.Table)
+	} else if cfg.IsDevelopment() {
 		a := cfg.Apps[0]
 		fmt.Fprintf(w, "development app: id=%s key=%s secret=%s\n", a.ID, a.Key, a.Secret)
-		fmt.Fprintln(w, "WARNING: this app's secret is public; define your own apps (--config) before exposing roost")
-		if host, _, _ := net.SplitHostPort(addr); !net.ParseIP(host).IsLoopback() {
-			fmt.Fprintln(w, "WARNING: the development app is reachable beyond this machine on", addr)
-		}
+		fmt.Fprintln(w, "WARNING: this app's secret is public; roost serves it on loopback only: define your own apps before exposing roost")
 	}
 }
 

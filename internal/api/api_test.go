@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	appstore "github.com/roostproject/roost/internal/apps"
+
 	"github.com/roostproject/roost/internal/auth"
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/hub"
@@ -124,7 +126,7 @@ func newFixture(t testing.TB, edit func(*Config)) *fixture {
 		{ID: "5", Key: "key5", Secret: "secret5"},
 	}}
 	b := &fakeBackend{stats: map[string]hub.ChannelStats{}, members: map[string][]string{}}
-	cfg := Config{Apps: apps, Backend: b, Now: testNow, Logger: slog.New(slog.DiscardHandler)}
+	cfg := Config{Apps: appstore.NewFile(apps), Backend: b, Now: testNow, Logger: slog.New(slog.DiscardHandler)}
 	if edit != nil {
 		edit(&cfg)
 	}
@@ -199,6 +201,23 @@ func TestNewPanicsWithoutBackend(t *testing.T) {
 func TestNilAppsIsNotFound(t *testing.T) {
 	f := newFixture(t, func(c *Config) { c.Apps = nil })
 	wantStatus(t, f.call("POST", "/apps/3/events", `{}`), http.StatusNotFound)
+}
+
+// unavailableApps is an AppSource whose store cannot answer, as an app
+// store does while its database is down.
+type unavailableApps struct{}
+
+func (unavailableApps) ByID(context.Context, string) (*config.App, error) {
+	return nil, appstore.ErrUnavailable
+}
+
+func TestUnavailableAppStoreIs503(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.Apps = unavailableApps{} })
+	rec := f.call("POST", "/apps/3/events", `{}`)
+	wantStatus(t, rec, http.StatusServiceUnavailable)
+	if !strings.Contains(rec.Body.String(), "try again later") {
+		t.Errorf("body %q does not say to try again", rec.Body)
+	}
 }
 
 func TestBodyTooLargeIsRefusedBeforeReading(t *testing.T) {

@@ -12,8 +12,9 @@ import (
 // message the client receives. The Pusher HTTP API reference answers errors
 // with a status and an explanation in the body.
 type statusError struct {
-	status int
-	msg    string
+	status     int
+	msg        string
+	retryAfter bool // a refusal for now, not for this request: say when to retry
 }
 
 // Error returns the message sent to the client.
@@ -47,6 +48,9 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		h.cfg.Logger.Debug("api: request refused", "method", r.Method, "path", r.URL.Path,
 			"status", se.status, "reason", se.msg)
 	}
+	if se.retryAfter {
+		w.Header().Set("Retry-After", "1")
+	}
 	http.Error(w, se.msg, se.status)
 }
 
@@ -57,5 +61,5 @@ func within(err error, prefix string) error {
 	if !errors.As(err, &se) {
 		return err
 	}
-	return &statusError{status: se.status, msg: prefix + se.msg}
+	return &statusError{status: se.status, msg: prefix + se.msg, retryAfter: se.retryAfter}
 }

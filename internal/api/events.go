@@ -37,6 +37,9 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, req *request) e
 	if err := h.checkSize(&ev); err != nil {
 		return err
 	}
+	if err := h.allowEvents(req.app, len(ev.Channels)); err != nil {
+		return err
+	}
 	if err := h.publish(req.app.ID, &ev); err != nil {
 		return err
 	}
@@ -59,6 +62,9 @@ func (h *handler) batchEvents(w http.ResponseWriter, r *http.Request, req *reque
 		return decodeError(err)
 	}
 	if err := h.checkBatch(b.Batch); err != nil {
+		return err
+	}
+	if err := h.allowEvents(req.app, len(b.Batch)); err != nil {
 		return err
 	}
 	for i := range b.Batch {

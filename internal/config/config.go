@@ -4,70 +4,83 @@ import "time"
 
 // Config is everything one roost node needs to start. It is built by Load
 // (or Default) and then only read: each component takes the part it needs.
+//
+// Each setting is declared once, by its field and its tags (see field in
+// schema.go): the tags give its YAML key, ROOST_* variable, flag, default,
+// checks and one line of help, and everything else is generated from them.
+// An unset (zero) setting gets the default in its tag.
 type Config struct {
 	// Addr is the TCP listen address, "host:port", for the WebSocket
 	// endpoint and the HTTP API. An empty host listens on every interface;
-	// port 0 picks a free port. Zero value means "127.0.0.1:6001": loopback,
-	// because the built-in development app's secret is public.
-	Addr string
+	// port 0 picks a free port. The default is loopback, because the
+	// built-in development app's secret is public.
+	Addr string `yaml:"addr" env:"ROOST_ADDR" flag:"addr" default:"127.0.0.1:6001" check:"hostport" help:"listen address for WebSocket clients and the HTTP API; \":6001\" accepts other hosts, port 0 picks a free port"`
 
 	// TLS makes the server terminate TLS itself. Zero value means plain
 	// TCP (most deployments terminate TLS at a proxy).
-	TLS TLS
+	TLS TLS `yaml:"tls" help:"serve wss:// and https:// directly: set both files, or neither and put a TLS-terminating proxy in front"`
 
 	// Transport picks how WebSocket connections are served: "epoll" (one
 	// event loop per core owns idle sockets, Linux only), "portable" (one
 	// goroutine per connection; any OS, and the only path that serves TLS)
-	// or "auto" (epoll on Linux without TLS, else portable). Zero value
-	// means "auto".
-	Transport string
+	// or "auto" (epoll on Linux without TLS, else portable).
+	Transport string `yaml:"transport" env:"ROOST_TRANSPORT" flag:"transport" default:"auto" check:"transport" help:"auto (epoll on Linux without TLS, else portable), epoll (Linux) or portable (a goroutine per connection, any OS)"`
 
-	// Loops is the number of epoll loops (docs/design.md, "One loop per core
-	// owns its connections"). Zero value means runtime.GOMAXPROCS(0), one
-	// loop per usable core.
-	Loops int
+	// Loops is the number of epoll loops. Zero value means
+	// runtime.GOMAXPROCS(0), one loop per usable core.
+	Loops int `yaml:"loops" env:"ROOST_LOOPS" default:"0" check:"min=0" help:"event loops of the epoll transport; 0 means one per usable CPU (GOMAXPROCS)"`
 
 	// ActivityTimeout is how long a client may stay silent before it must
 	// send pusher:ping. It is sent to clients, in whole seconds, as
 	// activity_timeout in pusher:connection_established (Pusher Channels
 	// protocol, "Ping and pong"), so it must be a whole number of seconds of
-	// at least 1s. Zero value means 120s.
-	ActivityTimeout time.Duration
+	// at least 1s.
+	ActivityTimeout time.Duration `yaml:"activity_timeout" env:"ROOST_ACTIVITY_TIMEOUT" default:"120s" check:"seconds" help:"a client pings after this much silence; sent to clients in whole seconds"`
 
 	// PongWait is how long past ActivityTimeout a silent connection is kept
-	// before it is closed with 4201. Zero value means 30s.
-	PongWait time.Duration
+	// before it is closed with 4201.
+	PongWait time.Duration `yaml:"pong_wait" env:"ROOST_PONG_WAIT" default:"30s" check:"positive" help:"a client silent for activity_timeout + pong_wait is disconnected (4201)"`
 
 	// ShutdownTimeout bounds a graceful shutdown: connections still open
-	// after it are dropped. Zero value means 10s.
-	ShutdownTimeout time.Duration
+	// after it are dropped.
+	ShutdownTimeout time.Duration `yaml:"shutdown_timeout" env:"ROOST_SHUTDOWN_TIMEOUT" default:"10s" check:"positive" help:"a graceful shutdown waits this long for connections to drain"`
 
 	// GCPercent is the Go garbage collector's target (as GOGC): the heap may
 	// grow this many percent above the live data before a collection. An
 	// idle-connection server has a large, long-lived heap and allocates
 	// little, so a lower target buys steady-state RSS for little CPU; the
-	// GOGC environment variable, when set, wins. Zero value means 50.
-	GCPercent int
+	// GOGC environment variable, when set, wins.
+	GCPercent int `yaml:"gc_percent" env:"ROOST_GC_PERCENT" default:"50" check:"min=10,max=1000" help:"Go GC target in percent, like GOGC (which wins when set): lower keeps idle RSS closer to the live heap"`
 
-	// Limits caps what one client or request may cost. Zero value means
-	// the defaults documented on each Limits field.
-	Limits Limits
+	// Limits caps what one client or request may cost.
+	Limits Limits `yaml:"limits" help:"what one client or request may cost"`
 
 	// Apps are the Pusher apps this server serves. Zero value (an empty
 	// list) means one development app; see Default.
-	Apps []App
+	Apps []App `yaml:"apps" help:"Pusher apps; without any, one development app whose secret is public (id app-id, key app-key, secret app-secret). ROOST_APP_* variables define one app that replaces these"`
 
-	// Log configures the server's structured log. Zero value means info
-	// level, text format.
-	Log Log
+	// Log configures the server's structured log.
+	Log Log `yaml:"log" help:"the server's log, on standard error"`
 
-	// Redis connects nodes into a cluster (docs/design.md, "Across a
-	// cluster"). Zero value means a single node with the in-process broker.
-	Redis Redis
+	// Redis connects nodes into a cluster. Zero value means a single node
+	// with the in-process broker.
+	Redis Redis `yaml:"redis" help:"join nodes into a cluster through Redis"`
+
+	// AppStore serves apps from a database table besides Apps. Zero value
+	// means apps come only from Apps (the file and ROOST_APP_*).
+	AppStore AppStore `yaml:"app_store" help:"serve apps from a PostgreSQL or MySQL table with soketi's columns, besides apps (which win on a clash)"`
+
+	// Admin protects the admin API (/admin/apps). Zero value means the
+	// admin API is off.
+	Admin Admin `yaml:"admin" help:"the admin API (/admin/apps) that lists and changes apps"`
+
+	// Metrics says where /metrics and the debug endpoints are served and
+	// who may read them.
+	Metrics Metrics `yaml:"metrics" help:"where /metrics and the debug endpoints are served, and who may read them"`
 
 	// Warnings are problems that did not stop Load, such as ROOST_*
 	// variables that are not settings; the server logs them at start.
-	Warnings []string
+	Warnings []string `yaml:"-"`
 
 	// index makes AppByKey and AppByID map lookups; built by Load and
 	// Default.
@@ -79,75 +92,160 @@ type Config struct {
 type TLS struct {
 	// CertFile is the path of a PEM certificate chain. Zero value means no
 	// TLS.
-	CertFile string
+	CertFile string `yaml:"cert_file" env:"ROOST_TLS_CERT" flag:"tls-cert" default:"" help:"PEM certificate chain file; needs transport auto or portable"`
 	// KeyFile is the path of the PEM private key for CertFile. Zero value
 	// means no TLS.
-	KeyFile string
+	KeyFile string `yaml:"key_file" env:"ROOST_TLS_KEY" flag:"tls-key" default:"" help:"PEM private key file of cert_file"`
 }
 
 // Enabled reports whether TLS is configured.
 func (t TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" }
 
 // Limits bounds memory and work per connection and per request, so one
-// client cannot cost the server more than it budgets for.
+// client cannot cost the server more than it budgets for. Sizes are in
+// bytes.
 type Limits struct {
 	// MaxMessageSize is the largest WebSocket message a client may send,
 	// in bytes (after reassembling fragments, RFC 6455 section 5.4); larger
-	// ones close the connection with 1009. Zero value means 64 KiB.
-	MaxMessageSize int
+	// ones close the connection with 1009.
+	MaxMessageSize int `yaml:"max_message_size" env:"ROOST_MAX_MESSAGE_SIZE" default:"64KiB" unit:"bytes" check:"positive" help:"largest WebSocket message a client may send; larger ones close with 1009"`
 
 	// MaxBodySize is the largest HTTP API request body, in bytes; larger
-	// requests get 413 before the body is read. Zero value means 1 MiB
-	// (a batch of 10 events of 10 KB data fits with room to spare).
-	MaxBodySize int
+	// requests get 413 before the body is read. The default fits a batch of
+	// 10 events of 10 KB data with room to spare.
+	MaxBodySize int `yaml:"max_body_size" env:"ROOST_MAX_BODY_SIZE" default:"1MiB" unit:"bytes" check:"positive" help:"largest HTTP API request body; larger ones get 413"`
 
 	// MaxEventData is the largest data of one event, in bytes, from the
-	// HTTP API or a client event. Zero value means 10 KiB, Pusher's limit
-	// (Pusher docs, "HTTP API reference": data up to 10 KB).
-	MaxEventData int
+	// HTTP API or a client event. The default is Pusher's limit (Pusher
+	// docs, "HTTP API reference": data up to 10 KB).
+	MaxEventData int `yaml:"max_event_data" env:"ROOST_MAX_EVENT_DATA" default:"10KiB" unit:"bytes" check:"positive" help:"largest data of one event, from the API or a client (Pusher's limit)"`
 
 	// WriteBacklog is how many bytes may wait to be written to one slow
-	// connection before it is closed (docs/design.md, "Writes go straight to
-	// the socket"). Zero value means 1 MiB.
-	WriteBacklog int
+	// connection before it is closed.
+	WriteBacklog int `yaml:"write_backlog" env:"ROOST_WRITE_BACKLOG" default:"1MiB" unit:"bytes" check:"positive" help:"bytes queued for a slow client before it is closed"`
 
-	// WriteTimeout closes a connection whose writes stay blocked this long
-	// (docs/design.md, "Writes go straight to the socket"). Zero value means
-	// 10s.
-	WriteTimeout time.Duration
+	// WriteTimeout closes a connection whose writes stay blocked this long.
+	WriteTimeout time.Duration `yaml:"write_timeout" env:"ROOST_WRITE_TIMEOUT" default:"10s" check:"positive" help:"a connection whose writes stay blocked this long is closed"`
 
 	// HandshakeTimeout is the HTTP server's ReadHeaderTimeout and how long
 	// to wait for the peer's close frame in the WebSocket closing handshake
-	// (RFC 6455 section 7.1.1). Zero value means 5s.
-	HandshakeTimeout time.Duration
+	// (RFC 6455 section 7.1.1).
+	HandshakeTimeout time.Duration `yaml:"handshake_timeout" env:"ROOST_HANDSHAKE_TIMEOUT" default:"5s" check:"positive" help:"time to read HTTP request headers, and to wait for a client's close frame"`
 
 	// MaxHeaderBytes is the HTTP server's MaxHeaderBytes, in bytes, for the
-	// upgrade request and API requests. Zero value means 16 KiB.
-	MaxHeaderBytes int
+	// upgrade request and API requests.
+	MaxHeaderBytes int `yaml:"max_header_bytes" env:"ROOST_MAX_HEADER_BYTES" default:"16KiB" unit:"bytes" check:"positive" help:"largest HTTP request headers"`
+
+	// APIBodyTimeout bounds reading one HTTP API request body, counted
+	// from when the request has passed its signature check; a body still
+	// incomplete then is answered 408 and its connection closed.
+	APIBodyTimeout time.Duration `yaml:"api_body_timeout" env:"ROOST_API_BODY_TIMEOUT" default:"10s" check:"positive" help:"time to receive one HTTP API request body; slower ones get 408 and are disconnected"`
+
+	// APIRequestsPerIP caps the HTTP API requests one client address may
+	// have in progress at once; more get 429. Behind a proxy every client
+	// shares the proxy's address.
+	APIRequestsPerIP int `yaml:"api_requests_per_ip" env:"ROOST_API_REQUESTS_PER_IP" default:"32" check:"positive" help:"HTTP API requests one client address may have in progress at once; more get 429"`
+
+	// APIBodyMemory caps the bytes of HTTP API request bodies being
+	// received at once, across all clients, counting each body at its
+	// Content-Length (max_body_size when unknown); requests past it get
+	// 503. One request is always admitted when none is in progress.
+	APIBodyMemory int `yaml:"api_body_memory" env:"ROOST_API_BODY_MEMORY" default:"64MiB" unit:"bytes" check:"positive" help:"HTTP API request bodies being received at once, all clients together; more get 503"`
 
 	// ClientEventsPerSecond is how many client events one connection may
 	// send per second before it gets pusher:error 4301 (Pusher docs,
-	// "Client events"). Zero value means 10.
-	ClientEventsPerSecond int
+	// "Client events").
+	ClientEventsPerSecond int `yaml:"client_events_per_second" env:"ROOST_CLIENT_EVENTS_PER_SECOND" default:"10" check:"positive" help:"client events one connection may send per second; more get error 4301"`
+
+	// MaxSubscriptionsPerConnection caps the channels one connection may
+	// subscribe to (pending subscriptions included; the channels a sign-in
+	// joins are not counted); a subscription over it gets
+	// pusher:subscription_error LimitReached. At most 10,000: the session
+	// counts a connection's subscriptions in 16 bits.
+	MaxSubscriptionsPerConnection int `yaml:"max_subscriptions_per_connection" env:"ROOST_MAX_SUBSCRIPTIONS_PER_CONNECTION" default:"100" check:"positive,max=10000" help:"channels one connection may subscribe to; more get subscription_error LimitReached"`
+
+	// MaxConnections caps the node's WebSocket connections; a handshake
+	// over it is answered HTTP 503 with Retry-After, before the upgrade.
+	// Zero value means the file limit less max(64, 5%), so that the
+	// descriptors left serve the HTTP API, /metrics, health checks and the
+	// refusals themselves.
+	MaxConnections int `yaml:"max_connections" env:"ROOST_MAX_CONNECTIONS" default:"0" check:"min=0" help:"WebSocket connections on this node, more get HTTP 503; 0 means the file limit less max(64, 5%)"`
+
+	// MaxConnectionsPerIP caps the WebSocket connections from one client
+	// address. Zero value means unlimited: behind a proxy or load balancer
+	// every client has the proxy's address.
+	MaxConnectionsPerIP int `yaml:"max_connections_per_ip" env:"ROOST_MAX_CONNECTIONS_PER_IP" default:"0" check:"min=0" help:"WebSocket connections from one client address, more get HTTP 503; 0 means unlimited (behind a proxy all clients share its address)"`
+
+	// HandshakesPerSecond caps new WebSocket connections per second on the
+	// node, with a burst of one second's worth. Zero value means unlimited.
+	HandshakesPerSecond int `yaml:"handshakes_per_second" env:"ROOST_HANDSHAKES_PER_SECOND" default:"0" check:"min=0" help:"new WebSocket connections per second on this node (bursts of one second's worth), more get HTTP 503; 0 means unlimited"`
+
+	// HandshakesPerSecondPerIP caps new WebSocket connections per second
+	// from one client address, with a burst of one second's worth. Zero
+	// value means unlimited.
+	HandshakesPerSecondPerIP int `yaml:"handshakes_per_second_per_ip" env:"ROOST_HANDSHAKES_PER_SECOND_PER_IP" default:"0" check:"min=0" help:"new WebSocket connections per second from one client address, more get HTTP 503; 0 means unlimited"`
+
+	// MaxMemory is the memory ceiling, in bytes of memory the Go runtime
+	// holds, above which new WebSocket connections get HTTP 503 rather than
+	// the OOM killer taking every open one. Zero value means 80% of the
+	// cgroup's memory.max, or no ceiling outside a limited cgroup.
+	MaxMemory int `yaml:"max_memory" env:"ROOST_MAX_MEMORY" default:"0" unit:"bytes" check:"min=0" help:"Go memory above which new WebSocket connections get HTTP 503; 0 means 80% of the cgroup's memory.max, or none"`
 }
 
 // Log configures the server's log/slog output.
 type Log struct {
 	// Level is the lowest level logged: "debug", "info", "warn" or "error".
-	// Zero value means "info".
-	Level string
+	Level string `yaml:"level" env:"ROOST_LOG_LEVEL" default:"info" check:"log_level" help:"lowest level logged: debug, info, warn or error"`
 	// Format is "text" (logfmt-like, for people) or "json" (for log
-	// collectors). Zero value means "text".
-	Format string
+	// collectors).
+	Format string `yaml:"format" env:"ROOST_LOG_FORMAT" default:"text" check:"log_format" help:"text (for people) or json (for log collectors)"`
 }
 
 // Redis configures the Redis broker that joins several nodes into one
-// cluster (docs/design.md, "Across a cluster").
+// cluster.
 type Redis struct {
 	// URL is "redis://[user:password@]host:port[/db]" or "rediss://..." for
 	// TLS. Zero value means no Redis: one node, in-process broker.
-	URL string
+	URL string `yaml:"url" env:"ROOST_REDIS_URL" flag:"redis-url" default:"" check:"redis_url" help:"redis://[user:password@]host:port[/db], or rediss:// for TLS; empty means one node with an in-process broker"`
 	// Prefix starts every Redis key and channel name roost uses, so several
-	// clusters can share one Redis. Zero value means "roost".
-	Prefix string
+	// clusters can share one Redis.
+	Prefix string `yaml:"prefix" env:"ROOST_REDIS_PREFIX" flag:"redis-prefix" default:"roost" help:"starts every Redis key and topic, so clusters can share one Redis"`
+}
+
+// AppStore configures the database apps are read from: a table with
+// soketi's columns, read lazily and cached (docs/apps.md).
+type AppStore struct {
+	// URL is "postgres://user:pass@host:5432/db" or
+	// "mysql://user:pass@host:3306/db". Zero value means no database.
+	URL string `yaml:"url" env:"ROOST_APPS_URL" flag:"apps-url" default:"" check:"apps_url" help:"postgres://user:pass@host/db or mysql://user:pass@host:3306/db; empty means apps come only from apps and ROOST_APP_*"`
+	// Table is the table holding the apps, optionally schema-qualified.
+	Table string `yaml:"table" env:"ROOST_APPS_TABLE" default:"apps" check:"sql_name" help:"the table of apps (soketi's columns), optionally schema.table"`
+	// Refresh is how often cached apps are read again, so a change in the
+	// table (a disabled app, a new secret) takes effect within it.
+	Refresh time.Duration `yaml:"refresh" env:"ROOST_APPS_REFRESH" default:"10s" check:"positive" help:"cached apps are read again this often; a change in the table takes effect within it"`
+	// UnknownTTL is how long a key or id the table does not hold is
+	// remembered as unknown, so a flood of bad keys cannot hammer the
+	// database.
+	UnknownTTL time.Duration `yaml:"unknown_ttl" env:"ROOST_APPS_UNKNOWN_TTL" default:"5s" check:"positive" help:"a key or id the table lacks is answered unknown from memory this long"`
+	// Wait bounds how long a handshake or API request waits for an app
+	// that is not cached yet.
+	Wait time.Duration `yaml:"wait" env:"ROOST_APPS_WAIT" default:"2s" check:"positive" help:"a handshake or API request waits this long for an app that is not cached"`
+}
+
+// Admin configures the admin API.
+type Admin struct {
+	// Token is the bearer token the admin API requires. Zero value means
+	// the admin API answers 404.
+	Token string `yaml:"token" env:"ROOST_ADMIN_TOKEN" default:"" check:"token" help:"bearer token for /admin/apps, at least 16 characters; empty turns the admin API off"`
+}
+
+// Metrics configures the Prometheus endpoint and the debug endpoints.
+type Metrics struct {
+	// Addr is a separate "host:port" for /metrics and the debug endpoints,
+	// which then leave the main address. Zero value means the main address.
+	Addr string `yaml:"addr" env:"ROOST_METRICS_ADDR" default:"" check:"optional_hostport" help:"serve /metrics and the debug endpoints on this host:port only, not on addr; empty means on addr"`
+	// Token, when set, is the bearer token /metrics and the debug endpoints
+	// require (Authorization: Bearer <token>); others get 401. Zero value
+	// means no token.
+	Token string `yaml:"token" env:"ROOST_METRICS_TOKEN" default:"" help:"when set, /metrics and the debug endpoints need the header Authorization: Bearer <token>"`
 }

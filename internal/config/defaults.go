@@ -1,31 +1,8 @@
 package config
 
 import (
+	"reflect"
 	"runtime"
-	"time"
-)
-
-// Defaults for zero-valued fields; each field's doc comment repeats its own.
-const (
-	defaultAddr             = "127.0.0.1:6001"
-	defaultTransport        = TransportAuto
-	defaultActivityTimeout  = 120 * time.Second
-	defaultPongWait         = 30 * time.Second
-	defaultShutdownTimeout  = 10 * time.Second
-	defaultGCPercent        = 50
-	defaultMaxMessageSize   = 64 << 10
-	defaultMaxBodySize      = 1 << 20
-	defaultMaxEventData     = 10 << 10
-	defaultWriteBacklog     = 1 << 20
-	defaultWriteTimeout     = 10 * time.Second
-	defaultHandshakeTimeout = 5 * time.Second
-	defaultMaxHeaderBytes   = 16 << 10
-	defaultClientEventsRate = 10
-	defaultPresenceMembers  = 100
-	defaultPresenceUserInfo = 1024
-	defaultLogLevel         = "info"
-	defaultLogFormat        = "text"
-	defaultRedisPrefix      = "roost"
 )
 
 // The development app's credentials are public on purpose: they let
@@ -73,51 +50,59 @@ func (c *Config) IsDevelopment() bool {
 	return a.ID == devAppID && a.Key == devAppKey && a.Secret == devAppSecret
 }
 
-// applyDefaults fills every zero-valued field with its default. It is the
-// one place defaults live, run after the file and the environment.
+// HasPublicSecret reports whether the app signs with the development app's
+// secret, which is public: the server must not be reachable from other
+// hosts while it serves such an app.
+func (a *App) HasPublicSecret() bool { return a.Secret == devAppSecret }
+
+// applyDefaults fills every unset setting with the default in its tag. It
+// is the one place defaults are applied, after every source. Two defaults
+// are not constants: no apps means the development app, and loops 0 means
+// one per usable core.
 func (c *Config) applyDefaults() {
-	orDefault(&c.Addr, defaultAddr)
-	orDefault(&c.Transport, defaultTransport)
-	orDefault(&c.Loops, runtime.GOMAXPROCS(0))
-	orDefault(&c.ActivityTimeout, defaultActivityTimeout)
-	orDefault(&c.PongWait, defaultPongWait)
-	orDefault(&c.ShutdownTimeout, defaultShutdownTimeout)
-	orDefault(&c.GCPercent, defaultGCPercent)
-	c.Limits.applyDefaults()
-	orDefault(&c.Log.Level, defaultLogLevel)
-	orDefault(&c.Log.Format, defaultLogFormat)
-	orDefault(&c.Redis.Prefix, defaultRedisPrefix)
 	if len(c.Apps) == 0 {
 		c.Apps = []App{devApp()}
 	}
-	for i := range c.Apps {
-		c.Apps[i].applyDefaults()
+	fillDefaults(schema(), reflect.ValueOf(c).Elem())
+	if c.Loops == 0 {
+		c.Loops = runtime.GOMAXPROCS(0)
 	}
 }
 
-// applyDefaults fills the zero-valued limits; called by Config.applyDefaults.
-func (l *Limits) applyDefaults() {
-	orDefault(&l.MaxMessageSize, defaultMaxMessageSize)
-	orDefault(&l.MaxBodySize, defaultMaxBodySize)
-	orDefault(&l.MaxEventData, defaultMaxEventData)
-	orDefault(&l.WriteBacklog, defaultWriteBacklog)
-	orDefault(&l.WriteTimeout, defaultWriteTimeout)
-	orDefault(&l.HandshakeTimeout, defaultHandshakeTimeout)
-	orDefault(&l.MaxHeaderBytes, defaultMaxHeaderBytes)
-	orDefault(&l.ClientEventsPerSecond, defaultClientEventsRate)
-}
-
-// applyDefaults fills the zero-valued app quotas; called by
-// Config.applyDefaults.
-func (a *App) applyDefaults() {
-	orDefault(&a.MaxPresenceMembers, defaultPresenceMembers)
-	orDefault(&a.MaxPresenceUserInfo, defaultPresenceUserInfo)
-}
-
-// orDefault sets *p to def when *p is the zero value.
-func orDefault[T comparable](p *T, def T) {
-	var zero T
-	if *p == zero {
-		*p = def
+// fillDefaults sets each unset setting under fields, in struct s, to its
+// default, entering every entry of a list.
+func fillDefaults(fields []*field, s reflect.Value) {
+	for _, f := range fields {
+		x := s.Field(f.index)
+		switch {
+		case f.list != nil:
+			for i := range x.Len() {
+				fillDefaults(f.fields, x.Index(i))
+			}
+		case !f.isSetting():
+			fillDefaults(f.fields, x)
+		case f.defValue.IsValid() && unset(x):
+			x.Set(fresh(f.defValue))
+		}
 	}
+}
+
+// fresh copies what a default points to (a *bool, a list), so no two
+// Configs share memory that one of them might change.
+func fresh(v reflect.Value) reflect.Value {
+	switch v.Kind() {
+	case reflect.Pointer:
+		p := reflect.New(v.Type().Elem())
+		p.Elem().Set(v.Elem())
+		return p
+	case reflect.Slice:
+		return reflect.AppendSlice(reflect.MakeSlice(v.Type(), 0, v.Len()), v)
+	}
+	return v
+}
+
+// unset reports whether a setting holds its zero value, which means "use
+// the default"; an empty list counts as unset too.
+func unset(x reflect.Value) bool {
+	return x.IsZero() || (x.Kind() == reflect.Slice && x.Len() == 0)
 }

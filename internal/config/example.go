@@ -1,72 +1,135 @@
 package config
 
-// Example is a complete, commented roost configuration file that Load
-// accepts. Every setting shows its default except apps; `roost serve
-// --print-config` prints it and the README points at it, so a test loads it
-// to keep it true.
-const Example = `# roost configuration. Every setting is optional: leave one out (or empty)
-# to get the default shown here. ROOST_* environment variables override this
-# file (e.g. ROOST_ADDR, ROOST_LOG_LEVEL, ROOST_APP_ID/_KEY/_SECRET).
-# Durations are Go durations ("120s", "2m"); sizes are bytes, or strings with
-# a unit: "64KB" (x1000), "64KiB" (x1024), "1MB", "1MiB", "1GB", "1GiB".
+import (
+	"strings"
 
-# Listen address for WebSocket clients and the HTTP API. The default is
-# loopback only; use ":6001" or "0.0.0.0:6001" to accept other hosts.
-addr: "127.0.0.1:6001"
+	"go.yaml.in/yaml/v3"
+)
 
-# Serve wss:// and https:// directly: set both files, or neither (and put a
-# TLS-terminating proxy in front). TLS needs transport "auto" or "portable".
-tls:
-  cert_file: ""
-  key_file: ""
-
-# "auto" (epoll on Linux without TLS, else portable), "epoll" or "portable".
-transport: auto
-
-# Event loops for the epoll transport; 0 means one per CPU (GOMAXPROCS).
-loops: 0
-
-# Clients ping after this much silence (sent to them in whole seconds).
-activity_timeout: 120s
-# A client silent for activity_timeout + pong_wait is disconnected (4201).
-pong_wait: 30s
-# Graceful shutdown waits this long for connections to drain.
-shutdown_timeout: 10s
-
-# Go GC target (like GOGC, which wins when set): lower keeps idle RSS closer
-# to the live heap at a small CPU cost while connections churn.
-gc_percent: 50
-
-limits:
-  max_message_size: 64KiB       # one WebSocket message from a client
-  max_body_size: 1MiB           # one HTTP API request body
-  max_event_data: 10KiB         # one event's data (Pusher's limit)
-  write_backlog: 1MiB           # queued for a slow client before it is closed
-  write_timeout: 10s            # blocked this long, a connection is closed
-  handshake_timeout: 5s         # HTTP header read and WebSocket close wait
-  max_header_bytes: 16KiB       # HTTP request headers
-  client_events_per_second: 10  # per connection; more get error 4301
-
-# Pusher apps. Without any, roost serves one development app whose secret
-# is public (id "app-id", key "app-key", secret "app-secret").
-apps:
-  - id: "my-app"                # /apps/{id}/... in the HTTP API
-    key: "my-app-key"           # /app/{key} for clients
-    secret: "change-me"         # signs auth and API requests; keep it secret
-    enabled: true               # false: connections get 4003, the API 403
-    client_events: false        # allow client- events on private/presence channels
-    subscription_count: false   # send pusher_internal:subscription_count
-    max_connections: 0          # on this node; 0 means unlimited, over it 4004
-    max_presence_members: 100   # distinct users per presence channel
-    max_presence_user_info: 1KiB # user_info of one presence member
-
-log:
-  level: info                   # debug, info, warn or error
-  format: text                  # text or json
-
-# Join nodes into a cluster through Redis; empty url means one node with an
-# in-process broker. Use rediss:// for TLS. prefix starts every Redis key.
-redis:
-  url: ""                       # e.g. "redis://:password@redis:6379/0"
-  prefix: roost
+// exampleHeader opens the file Example prints.
+const exampleHeader = `# roost configuration: roost serve --config roost.yaml
+#
+# Every setting is optional: leave one out, or empty, to get the default
+# shown here. The ROOST_* variable named beside a setting overrides this
+# file, and its flag, if it has one, overrides both. Durations are Go
+# durations ("120s", "2m"); sizes are bytes, or text with a unit: "64KB"
+# (x1000), "64KiB" (x1024), "1MB", "1MiB", "1GB", "1GiB".
 `
+
+// Example returns a complete, commented configuration file, generated from
+// the settings' tags: every setting with its help, variable, flag and
+// default. A list shows one entry, whose settings without a default show
+// their example. `roost serve --print-config` prints it; it loads as the
+// defaults, but for that entry.
+func Example() string {
+	var w exampleWriter
+	w.b.WriteString(exampleHeader)
+	w.fields(schema(), "", false)
+	return w.b.String()
+}
+
+// exampleWriter builds the text of Example.
+type exampleWriter struct {
+	b strings.Builder
+}
+
+// fields writes the settings and sections under fields, their keys at
+// column indent. entry starts a list entry: the first key follows "- ".
+func (w *exampleWriter) fields(fields []*field, indent string, entry bool) {
+	for i, f := range fields {
+		first := entry && i == 0
+		lead := indent
+		if first {
+			lead = indent[:len(indent)-2] + "- "
+		}
+		if indent == "" || (!f.isSetting() && !first) {
+			w.b.WriteByte('\n')
+		}
+		w.field(f, indent, lead)
+	}
+}
+
+// field writes one setting, section or list with its comment, its key at
+// column indent after lead (indent, or a list entry's "- ").
+func (w *exampleWriter) field(f *field, indent, lead string) {
+	w.comment(indent, f)
+	switch {
+	case f.list != nil:
+		w.b.WriteString(lead + f.key + ":\n")
+		w.fields(f.fields, indent+"    ", true)
+	case !f.isSetting():
+		w.b.WriteString(lead + f.key + ":\n")
+		w.fields(f.fields, indent+"  ", false)
+	default:
+		w.b.WriteString(lead + f.key + ": " + exampleValue(f) + "\n")
+	}
+}
+
+// comment writes f's help, and its variable and flag, as comment lines.
+func (w *exampleWriter) comment(indent string, f *field) {
+	text := f.help
+	if names := sourceNames(f); names != "" {
+		text += " (" + names + ")"
+	}
+	for _, line := range wrap(text, 79-len(indent)-2) {
+		w.b.WriteString(indent + "# " + line + "\n")
+	}
+}
+
+// sourceNames lists a setting's variable and flag: "ROOST_ADDR, --addr".
+func sourceNames(f *field) string {
+	names := f.env
+	if f.flag != "" {
+		names += ", --" + f.flag
+	}
+	return names
+}
+
+// exampleValue is a setting's value in Example: its example, else its
+// default, as YAML.
+func exampleValue(f *field) string {
+	text := f.example
+	if text == "" {
+		text = f.def
+	}
+	switch f.kind {
+	case stringKind:
+		return yamlScalar(text)
+	case listKind:
+		items, _ := textList(text)
+		quoted := make([]string, 0)
+		for _, item := range items.([]string) {
+			quoted = append(quoted, yamlScalar(item))
+		}
+		return "[" + strings.Join(quoted, ", ") + "]"
+	}
+	return text
+}
+
+// yamlScalar writes s as YAML reads it back as the same string: quoted
+// only when it must be ("", "0123", "true").
+func yamlScalar(s string) string {
+	out, err := yaml.Marshal(s)
+	if err != nil {
+		panic(err) // a string always marshals
+	}
+	return strings.TrimSuffix(string(out), "\n")
+}
+
+// wrap breaks text into lines of at most width bytes, at spaces; a word
+// longer than width gets a line of its own.
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(word) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	return append(lines, line)
+}

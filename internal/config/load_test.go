@@ -28,7 +28,16 @@ limits:
   write_timeout: 3s
   handshake_timeout: 2s
   max_header_bytes: 8KiB
+  api_body_timeout: 4s
+  api_requests_per_ip: 8
+  api_body_memory: 16MiB
   client_events_per_second: 20
+  max_subscriptions_per_connection: 300
+  max_connections: 900
+  max_connections_per_ip: 30
+  handshakes_per_second: 500
+  handshakes_per_second_per_ip: 5
+  max_memory: 1GiB
 apps:
   - id: "1"
     key: k1
@@ -36,17 +45,24 @@ apps:
     enabled: false
     client_events: true
     subscription_count: true
+    allowed_origins: [example.com, "*.example.org"]
     max_connections: 500
     max_presence_members: 50
     max_presence_user_info: 2KiB
+    max_backend_events_per_sec: 300
+    max_read_req_per_sec: 40
+    max_client_events_per_sec: 400
   - {id: app-2, key: k2, secret: s2}
 log: {level: debug, format: json}
 redis: {url: "redis://localhost:6379/0", prefix: chat}
+app_store: {url: "postgres://roost@db/roost", table: roost.apps, refresh: 3s, unknown_ttl: 1s, wait: 500ms}
+admin: {token: "0123456789abcdef0123"}
+metrics: {addr: "127.0.0.1:9601", token: t0ken}
 `
 
 // fullConfig is what fullYAML loads as.
 func fullConfig() Config {
-	f := false
+	f, t := false, true
 	return Config{
 		Addr:            "0.0.0.0:7001",
 		TLS:             TLS{CertFile: "/etc/roost/cert.pem", KeyFile: "/etc/roost/key.pem"},
@@ -58,15 +74,23 @@ func fullConfig() Config {
 		Limits: Limits{
 			MaxMessageSize: 32 << 10, MaxBodySize: 2e6, MaxEventData: 20480, WriteBacklog: 512 << 10,
 			WriteTimeout: 3 * time.Second, HandshakeTimeout: 2 * time.Second,
-			MaxHeaderBytes: 8 << 10, ClientEventsPerSecond: 20,
+			MaxHeaderBytes: 8 << 10, APIBodyTimeout: 4 * time.Second, APIRequestsPerIP: 8,
+			APIBodyMemory: 16 << 20, ClientEventsPerSecond: 20, MaxSubscriptionsPerConnection: 300,
+			MaxConnections: 900, MaxConnectionsPerIP: 30, HandshakesPerSecond: 500, HandshakesPerSecondPerIP: 5,
+			MaxMemory: 1 << 30,
 		},
 		Apps: []App{
 			{ID: "1", Key: "k1", Secret: "s1", Enabled: &f, ClientEvents: true, SubscriptionCount: true,
-				MaxConnections: 500, MaxPresenceMembers: 50, MaxPresenceUserInfo: 2048},
-			{ID: "app-2", Key: "k2", Secret: "s2", MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024},
+				AllowedOrigins: []string{"example.com", "*.example.org"}, MaxConnections: 500, MaxPresenceMembers: 50,
+				MaxPresenceUserInfo: 2048, MaxBackendEventsPerSec: 300, MaxReadReqPerSec: 40, MaxClientEventsPerSec: 400},
+			{ID: "app-2", Key: "k2", Secret: "s2", Enabled: &t, MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024},
 		},
 		Log:   Log{Level: "debug", Format: "json"},
 		Redis: Redis{URL: "redis://localhost:6379/0", Prefix: "chat"},
+		AppStore: AppStore{URL: "postgres://roost@db/roost", Table: "roost.apps", Refresh: 3 * time.Second,
+			UnknownTTL: time.Second, Wait: 500 * time.Millisecond},
+		Admin:   Admin{Token: "0123456789abcdef0123"},
+		Metrics: Metrics{Addr: "127.0.0.1:9601", Token: "t0ken"},
 	}
 }
 
@@ -91,18 +115,21 @@ func assertConfig(t *testing.T, got, want Config) {
 
 func TestDefault(t *testing.T) {
 	c := Default()
+	enabled := true
 	want := Config{
 		Addr: "127.0.0.1:6001", Transport: "auto", Loops: runtime.GOMAXPROCS(0),
 		ActivityTimeout: 120 * time.Second, PongWait: 30 * time.Second, ShutdownTimeout: 10 * time.Second, GCPercent: 50,
 		Limits: Limits{
 			MaxMessageSize: 65536, MaxBodySize: 1 << 20, MaxEventData: 10240, WriteBacklog: 1 << 20,
 			WriteTimeout: 10 * time.Second, HandshakeTimeout: 5 * time.Second,
-			MaxHeaderBytes: 16384, ClientEventsPerSecond: 10,
+			MaxHeaderBytes: 16384, APIBodyTimeout: 10 * time.Second, APIRequestsPerIP: 32,
+			APIBodyMemory: 64 << 20, ClientEventsPerSecond: 10, MaxSubscriptionsPerConnection: 100,
 		},
-		Apps: []App{{ID: "app-id", Key: "app-key", Secret: "app-secret", ClientEvents: true,
+		Apps: []App{{ID: "app-id", Key: "app-key", Secret: "app-secret", Enabled: &enabled, ClientEvents: true,
 			MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024}},
-		Log:   Log{Level: "info", Format: "text"},
-		Redis: Redis{Prefix: "roost"},
+		Log:      Log{Level: "info", Format: "text"},
+		Redis:    Redis{Prefix: "roost"},
+		AppStore: AppStore{Table: "apps", Refresh: 10 * time.Second, UnknownTTL: 5 * time.Second, Wait: 2 * time.Second},
 	}
 	assertConfig(t, c, want)
 	if err := c.validate(); err != nil {
@@ -114,7 +141,7 @@ func TestDefault(t *testing.T) {
 }
 
 func TestLoadNothingIsDefault(t *testing.T) {
-	c, err := Load("", nil)
+	c, err := Load("", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +153,7 @@ func TestEveryFieldFromFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(fullYAML), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(path, []string{"HOME=/root", "PATH=/bin"})
+	c, err := Load(path, []string{"HOME=/root", "PATH=/bin"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +165,7 @@ func TestEveryFieldFromFile(t *testing.T) {
 
 func TestLoadMissingFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "absent.yaml")
-	_, err := Load(path, nil)
+	_, err := Load(path, nil, nil)
 	if err == nil || !strings.HasPrefix(err.Error(), "config: ") || !strings.Contains(err.Error(), path) {
 		t.Fatalf("err = %v, want a config error naming %s", err, path)
 	}
@@ -153,61 +180,46 @@ func TestPrecedence(t *testing.T) {
 	if c.PongWait != 15*time.Second {
 		t.Errorf("PongWait = %v, file must beat default", c.PongWait)
 	}
-	if c.ShutdownTimeout != defaultShutdownTimeout {
+	if c.ShutdownTimeout != 10*time.Second {
 		t.Errorf("ShutdownTimeout = %v, want the default", c.ShutdownTimeout)
 	}
 }
 
 func TestEnvAppReplacesFileApps(t *testing.T) {
 	c := mustParse(t, fullYAML, "ROOST_APP_ID=9", "ROOST_APP_KEY=k9", "ROOST_APP_SECRET=s9")
-	want := []App{{ID: "9", Key: "k9", Secret: "s9", MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024}}
+	enabled := true
+	want := []App{{ID: "9", Key: "k9", Secret: "s9", Enabled: &enabled, MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024}}
 	if !reflect.DeepEqual(c.Apps, want) {
 		t.Errorf("Apps = %+v, want %+v", c.Apps, want)
 	}
 }
 
-func TestExampleLoads(t *testing.T) {
-	c := mustParse(t, Example)
+func TestExampleLoadsAsTheDefaults(t *testing.T) {
+	c := mustParse(t, Example())
 	if len(c.Apps) != 1 || c.Apps[0].ID != "my-app" || c.IsDevelopment() {
 		t.Fatalf("Example apps = %+v", c.Apps)
 	}
-	// Apart from apps (and loops: 0, which means GOMAXPROCS), Example
-	// must show the defaults, since it says it does.
+	// Apart from the example app (and loops: 0, which means GOMAXPROCS),
+	// Example must load as the defaults, since it says it shows them.
 	want := Default()
 	want.Apps = c.Apps
 	assertConfig(t, c, want)
+	enabled := true
+	app := App{ID: "my-app", Key: "my-app-key", Secret: "change-me", Enabled: &enabled,
+		MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024}
+	if !reflect.DeepEqual(c.Apps[0], app) {
+		t.Errorf("Example app = %+v, want the defaults for all but its credentials", c.Apps[0])
+	}
 }
 
-func TestExampleMentionsEveryKey(t *testing.T) {
-	for _, key := range allKeys {
-		last := key[strings.LastIndex(key, ".")+1:]
-		if !strings.Contains(Example, "\n"+indentFor(key)+last+":") {
-			t.Errorf("Example does not set %s", key)
+func TestExampleSetsEverySetting(t *testing.T) {
+	for _, f := range settings(schema()) {
+		line := "\n" + strings.Repeat(" ", strings.Count(f.path, ".")*2+strings.Count(f.path, "[]")*2)
+		if !strings.Contains(Example(), line+f.key+": ") && !strings.Contains(Example(), "- "+f.key+": ") {
+			t.Errorf("Example does not set %s", f.path)
+		}
+		if !strings.Contains(Example(), "("+f.env) {
+			t.Errorf("Example does not name %s", f.env)
 		}
 	}
-}
-
-// indentFor returns the indentation Example uses for key.
-func indentFor(key string) string {
-	switch {
-	case key == "apps[].id":
-		return "  - "
-	case strings.HasPrefix(key, "apps[]."):
-		return "    "
-	case strings.Contains(key, "."):
-		return "  "
-	}
-	return ""
-}
-
-// allKeys lists every YAML key Load accepts, as other packages' tests rely on
-// them (see the task's key list).
-var allKeys = []string{
-	"addr", "tls.cert_file", "tls.key_file", "transport", "loops", "activity_timeout", "pong_wait",
-	"shutdown_timeout", "limits.max_message_size", "limits.max_body_size", "limits.max_event_data",
-	"limits.write_backlog", "limits.write_timeout", "limits.handshake_timeout", "limits.max_header_bytes",
-	"limits.client_events_per_second", "apps[].id", "apps[].key", "apps[].secret", "apps[].enabled",
-	"apps[].client_events", "apps[].subscription_count", "apps[].max_connections",
-	"apps[].max_presence_members", "apps[].max_presence_user_info", "log.level", "log.format",
-	"redis.url", "redis.prefix",
 }

@@ -18,8 +18,7 @@ func TestParseSize(t *testing.T) {
 		{strconv.Itoa(math.MaxInt), math.MaxInt},
 	}
 	for _, tt := range tests {
-		var got int
-		if err := parseSize(tt.in, &got); err != nil || got != tt.want {
+		if got, err := parseSize(tt.in); err != nil || got != tt.want {
 			t.Errorf("parseSize(%q) = %d, %v; want %d", tt.in, got, err, tt.want)
 		}
 	}
@@ -28,9 +27,8 @@ func TestParseSize(t *testing.T) {
 func TestParseSizeRejects(t *testing.T) {
 	for _, in := range []string{"", "KB", "-1", "+1", "1.5MB", "1 K", "1TB", "64 KiB x", "0x10",
 		"9223372036854775808", "9223372036854775807KB"} {
-		got := -7
-		if err := parseSize(in, &got); !errors.Is(err, errSize) || got != -7 {
-			t.Errorf("parseSize(%q) = %d, %v; want errSize and no store", in, got, err)
+		if got, err := parseSize(in); !errors.Is(err, errSize) || got != 0 {
+			t.Errorf("parseSize(%q) = %d, %v; want errSize", in, got, err)
 		}
 	}
 }

@@ -5,220 +5,144 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 
 	"go.yaml.in/yaml/v3"
 )
 
-// decodeYAML reads one YAML document into c. It walks the node tree itself
-// rather than calling Decoder.Decode with KnownFields(true): the walk rejects
-// unknown keys just as strictly, but its errors name the key by its full path
-// ("apps[1].max_conections") instead of by Go type, and it also rejects
-// duplicate keys. An empty file, or one that is only comments, sets nothing.
-func decodeYAML(data []byte, c *Config) error {
+// yamlReader reads one YAML document into a Config, guided by the schema.
+//
+// yaml.v3 parses the document, follows aliases and resolves each scalar's
+// type; the schema decides which keys exist. Decoder.KnownFields(true)
+// would refuse unknown keys as strictly, but its errors name the Go type
+// ("field sekret not found in type config.App") where users need the path
+// they wrote ("apps[1].sekret"), and it cannot read "64KiB" into an int.
+// The walk also refuses duplicate keys and reports every problem at once.
+type yamlReader struct {
+	file    string // the file's name in errors; "" for bytes given to Parse
+	origins origins
+	errs    []error
+}
+
+// decode reads data, one YAML document, into root, the struct that fields
+// describe. An empty file, or one that is only comments, sets nothing.
+func (r *yamlReader) decode(data []byte, fields []*field, root reflect.Value) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
 		return nil
 	} else if err != nil {
-		return fmt.Errorf("config: %w", err)
+		return r.docError(err)
 	}
 	var next yaml.Node
 	if err := dec.Decode(&next); err == nil {
-		return fmt.Errorf("config: line %d: the file must hold one YAML document, found a second", next.Line)
+		return r.docError(fmt.Errorf("line %d: the file must hold one YAML document, found a second", next.Line))
 	} else if !errors.Is(err, io.EOF) {
-		return fmt.Errorf("config: %w", err)
+		return r.docError(err)
 	}
-	return decodeRoot(&doc, c)
-}
-
-// decodeRoot decodes the document's top-level mapping.
-func decodeRoot(doc *yaml.Node, c *Config) error {
 	if len(doc.Content) == 0 {
 		return nil
 	}
-	root := resolve(doc.Content[0])
-	if !isNull(root) && root.Kind != yaml.MappingNode {
-		return fmt.Errorf("config: line %d: the file must be a mapping of settings, got %s", root.Line, describe(root))
+	if n := resolve(doc.Content[0]); !isNull(n) && n.Kind != yaml.MappingNode {
+		return r.docError(fmt.Errorf("line %d: the file must be a mapping of settings, got %s", n.Line, describe(n)))
 	}
-	return decodeMapping(root, "", c.decodeField)
+	r.section(doc.Content[0], fields, root, "")
+	return errors.Join(r.errs...)
 }
 
-// fieldFunc decodes the value of one key of a mapping, returning
-// errUnknownField for a key it does not know.
-type fieldFunc func(key string, value *yaml.Node) error
+// docError reports a problem with the document as a whole, naming the file.
+func (r *yamlReader) docError(err error) error {
+	if r.file == "" {
+		return fmt.Errorf("config: %w", err)
+	}
+	return fmt.Errorf("config: %s: %w", r.file, err)
+}
 
-// decodeMapping calls field for each key of mapping n, whose path is path;
-// errors are tagged with the key's full path and line.
-func decodeMapping(n *yaml.Node, path string, field fieldFunc) error {
+// fail records a problem with the setting at path, on line.
+func (r *yamlReader) fail(path string, line int, err error) {
+	r.errs = append(r.errs, &FieldError{Field: path, Source: r.file, Line: line, Err: err})
+}
+
+// section reads mapping n, at path, into struct s described by fields.
+func (r *yamlReader) section(n *yaml.Node, fields []*field, s reflect.Value, path string) {
 	n = resolve(n)
 	if isNull(n) {
-		return nil
+		return
 	}
 	if n.Kind != yaml.MappingNode {
-		return fieldErr(path, n.Line, "expected a mapping, got %s", describe(n))
+		r.fail(path, n.Line, expected("a mapping", n))
+		return
 	}
 	seen := make(map[string]int, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if err := decodeEntry(n.Content[i], n.Content[i+1], path, seen, field); err != nil {
-			return err
-		}
+		r.entry(n.Content[i], n.Content[i+1], fields, s, path, seen)
 	}
-	return nil
 }
 
-// decodeEntry decodes one key: value pair of a mapping at path. seen maps
-// keys already decoded to their line, to catch duplicates.
-func decodeEntry(k, v *yaml.Node, path string, seen map[string]int, field fieldFunc) error {
+// entry reads one key: value pair of a mapping at path. seen maps the keys
+// already read to their line, to catch duplicates.
+func (r *yamlReader) entry(k, v *yaml.Node, fields []*field, s reflect.Value, path string, seen map[string]int) {
 	k = resolve(k)
 	if k.Kind != yaml.ScalarNode {
-		return fieldErr(joinPath(path, "?"), k.Line, "a key must be a plain name, got %s", describe(k))
+		r.fail(joinPath(path, "?"), k.Line, fmt.Errorf("a key must be a plain name, got %s", describe(k)))
+		return
 	}
 	p := joinPath(path, k.Value)
-	if line, dup := seen[k.Value]; dup {
-		return fieldErr(p, k.Line, "duplicate key (first set on line %d)", line)
+	if first, dup := seen[k.Value]; dup {
+		r.fail(p, k.Line, fmt.Errorf("duplicate key, first set on line %d", first))
+		return
 	}
 	seen[k.Value] = k.Line
-	if err := field(k.Value, v); err != nil {
-		return atField(p, k.Line, err)
+	f := find(fields, k.Value)
+	if f == nil {
+		r.fail(p, k.Line, errUnknownField)
+		return
 	}
-	return nil
+	r.origins.set(p, origin{source: r.file, line: k.Line})
+	r.value(f, v, s.Field(f.index), p, k.Line)
 }
 
-// joinPath appends key to a dotted YAML path.
-func joinPath(path, key string) string {
-	if path == "" {
-		return key
+// value reads the value of field f, at path, into x; line is its key's.
+func (r *yamlReader) value(f *field, n *yaml.Node, x reflect.Value, path string, line int) {
+	switch {
+	case f.list != nil:
+		r.list(f, n, x, path)
+	case !f.isSetting():
+		r.section(n, f.fields, x, path)
+	default:
+		r.setting(f, n, x, path, line)
 	}
-	return path + "." + key
 }
 
-// decodeField decodes one top-level key.
-func (c *Config) decodeField(key string, v *yaml.Node) error {
-	switch key {
-	case "addr":
-		return decodeString(v, &c.Addr)
-	case "tls":
-		return decodeMapping(v, key, c.TLS.decodeField)
-	case "transport":
-		return decodeString(v, &c.Transport)
-	case "loops":
-		return decodeInt(v, &c.Loops)
-	case "activity_timeout":
-		return decodeDuration(v, &c.ActivityTimeout)
-	case "pong_wait":
-		return decodeDuration(v, &c.PongWait)
-	case "shutdown_timeout":
-		return decodeDuration(v, &c.ShutdownTimeout)
-	case "gc_percent":
-		return decodeInt(v, &c.GCPercent)
-	case "limits":
-		return decodeMapping(v, key, c.Limits.decodeField)
-	case "apps":
-		return decodeApps(v, &c.Apps)
-	case "log":
-		return decodeMapping(v, key, c.Log.decodeField)
-	case "redis":
-		return decodeMapping(v, key, c.Redis.decodeField)
-	}
-	return errUnknownField
-}
-
-// decodeField decodes one key under tls.
-func (t *TLS) decodeField(key string, v *yaml.Node) error {
-	switch key {
-	case "cert_file":
-		return decodeString(v, &t.CertFile)
-	case "key_file":
-		return decodeString(v, &t.KeyFile)
-	}
-	return errUnknownField
-}
-
-// decodeField decodes one key under limits.
-func (l *Limits) decodeField(key string, v *yaml.Node) error {
-	switch key {
-	case "max_message_size":
-		return decodeSize(v, &l.MaxMessageSize)
-	case "max_body_size":
-		return decodeSize(v, &l.MaxBodySize)
-	case "max_event_data":
-		return decodeSize(v, &l.MaxEventData)
-	case "write_backlog":
-		return decodeSize(v, &l.WriteBacklog)
-	case "write_timeout":
-		return decodeDuration(v, &l.WriteTimeout)
-	case "handshake_timeout":
-		return decodeDuration(v, &l.HandshakeTimeout)
-	case "max_header_bytes":
-		return decodeSize(v, &l.MaxHeaderBytes)
-	case "client_events_per_second":
-		return decodeInt(v, &l.ClientEventsPerSecond)
-	}
-	return errUnknownField
-}
-
-// decodeApps decodes the apps list, naming each entry apps[i].
-func decodeApps(n *yaml.Node, apps *[]App) error {
+// setting reads one value; null leaves it unset.
+func (r *yamlReader) setting(f *field, n *yaml.Node, x reflect.Value, path string, line int) {
 	n = resolve(n)
 	if isNull(n) {
-		return nil
+		return
+	}
+	v, err := f.kind.yaml(n)
+	if err != nil {
+		r.fail(path, line, err)
+		return
+	}
+	x.Set(reflect.ValueOf(v))
+}
+
+// list reads a list of sections, naming each entry path[i].
+func (r *yamlReader) list(f *field, n *yaml.Node, x reflect.Value, path string) {
+	n = resolve(n)
+	if isNull(n) {
+		return
 	}
 	if n.Kind != yaml.SequenceNode {
-		return fmt.Errorf("expected a list of apps, got %s", describe(n))
+		r.fail(path, n.Line, expected("a list", n))
+		return
 	}
-	*apps = make([]App, len(n.Content))
+	entries := reflect.MakeSlice(x.Type(), len(n.Content), len(n.Content))
 	for i, item := range n.Content {
-		a := &(*apps)[i]
-		if err := decodeMapping(item, fmt.Sprintf("apps[%d]", i), a.decodeField); err != nil {
-			return err
-		}
+		p := indexPath(path, i)
+		r.origins.set(p, origin{source: r.file, line: item.Line})
+		r.section(item, f.fields, entries.Index(i), p)
 	}
-	return nil
-}
-
-// decodeField decodes one key of an apps entry.
-func (a *App) decodeField(key string, v *yaml.Node) error {
-	switch key {
-	case "id":
-		return decodeString(v, &a.ID)
-	case "key":
-		return decodeString(v, &a.Key)
-	case "secret":
-		return decodeString(v, &a.Secret)
-	case "enabled":
-		return decodeBoolPtr(v, &a.Enabled)
-	case "client_events":
-		return decodeBool(v, &a.ClientEvents)
-	case "subscription_count":
-		return decodeBool(v, &a.SubscriptionCount)
-	case "max_connections":
-		return decodeInt(v, &a.MaxConnections)
-	case "max_presence_members":
-		return decodeInt(v, &a.MaxPresenceMembers)
-	case "max_presence_user_info":
-		return decodeSize(v, &a.MaxPresenceUserInfo)
-	}
-	return errUnknownField
-}
-
-// decodeField decodes one key under log.
-func (l *Log) decodeField(key string, v *yaml.Node) error {
-	switch key {
-	case "level":
-		return decodeString(v, &l.Level)
-	case "format":
-		return decodeString(v, &l.Format)
-	}
-	return errUnknownField
-}
-
-// decodeField decodes one key under redis.
-func (r *Redis) decodeField(key string, v *yaml.Node) error {
-	switch key {
-	case "url":
-		return decodeString(v, &r.URL)
-	case "prefix":
-		return decodeString(v, &r.Prefix)
-	}
-	return errUnknownField
+	x.Set(entries)
 }

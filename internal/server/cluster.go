@@ -27,8 +27,13 @@ func (s *Server) joinCluster() error {
 }
 
 // serveReady answers GET /ready: 200 when the node can serve its cluster,
-// 503 with the reason when it is degraded (Redis unreachable).
+// 503 with the reason when it is degraded (Redis or the app store
+// unreachable).
 func (s *Server) serveReady(w http.ResponseWriter, _ *http.Request) {
+	if err := s.apps.Ready(); err != nil {
+		http.Error(w, "degraded: "+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
 	if s.cluster != nil {
 		if err := s.cluster.Ready(); err != nil {
 			http.Error(w, "degraded: "+err.Error(), http.StatusServiceUnavailable)

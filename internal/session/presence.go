@@ -22,7 +22,7 @@ func (s Call) joinPresence(name, channelData string) {
 	h, shard := s.env.Hub, s.conn.Shard()
 	self := hub.Member{ID: m.UserID, Info: string(m.UserInfo)}
 	ch := h.Acquire(s.app.ID, name)
-	s.whenReady(ch, func(w uint32) {
+	s.whenReady(ch, func(w uint16) {
 		h.Join(ch, shard, self, s.app.MaxPresenceMembers, s.SocketID(), func(err error) {
 			s.joinedPresence(ch, w, self, err)
 		})
@@ -32,7 +32,7 @@ func (s Call) joinPresence(name, channelData string) {
 // joinedPresence answers a presence join once the store has: the
 // connection becomes a member, or gets a subscription_error. A join
 // cancelled meanwhile (unsubscribe, close) is undone in the store.
-func (s Call) joinedPresence(ch *hub.Channel, w uint32, self hub.Member, err error) {
+func (s Call) joinedPresence(ch *hub.Channel, w uint16, self hub.Member, err error) {
 	h := s.env.Hub
 	if !s.dropPending(ch, w) {
 		if err == nil {
@@ -53,13 +53,12 @@ func (s Call) joinedPresence(ch *hub.Channel, w uint32, self hub.Member, err err
 	s.joined(ch, &self)
 }
 
-// member parses presence channel_data, checking the app's limits.
-func (s Call) member(channelData string) (pusher.Member, error) {
+// member parses presence channel_data, or takes the signed-in user's
+// identity when there is none, checking the app's limits either way.
+func (s Call) member(channelData string) (m pusher.Member, err error) {
 	if u := s.signedIn(); channelData == "" && u != nil {
-		return pusher.Member{UserID: u.id, UserInfo: u.info}, nil
-	}
-	m, err := pusher.ParseChannelData(channelData)
-	if err != nil {
+		m = pusher.Member{UserID: u.id, UserInfo: u.info}
+	} else if m, err = pusher.ParseChannelData(channelData); err != nil {
 		return m, err
 	}
 	if max := s.app.MaxPresenceUserInfo; max > 0 && len(m.UserInfo) > max {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"fmt"
 	"iter"
 	"strings"
 
@@ -27,6 +28,10 @@ func (s Call) subscribe(msg pusher.Message) {
 			}
 			s.succeeded(sub.ch, s.env.Hub.Snapshot(sub.ch, self).Members)
 		}
+		return
+	}
+	if max := s.env.Config.Limits.MaxSubscriptionsPerConnection; int(s.nclient) >= max {
+		s.subscriptionError(name, "LimitReached", fmt.Sprintf("a connection may subscribe to at most %d channels; unsubscribe from one first", max), 403)
 		return
 	}
 	kind := pusher.KindOf(name)
@@ -60,7 +65,7 @@ func (s Call) checkChannel(name string, kind pusher.Kind) error {
 func (s Call) join(name string) {
 	h, shard := s.env.Hub, s.conn.Shard()
 	ch := h.Acquire(s.app.ID, name)
-	s.whenReady(ch, func(w uint32) {
+	s.whenReady(ch, func(w uint16) {
 		h.Prepare(ch, shard, func() {
 			if s.dropPending(ch, w) {
 				s.joined(ch, nil)
@@ -80,10 +85,11 @@ const pending = -1
 // themselves). f gets the wait's number, and ends the pending subscription
 // with dropPending: an answer to a wait cancelled and begun again must not
 // be taken for the answer to the new one.
-func (s Call) whenReady(ch *hub.Channel, f func(wait uint32)) {
+func (s Call) whenReady(ch *hub.Channel, f func(wait uint16)) {
 	s.waits++
 	w := s.waits
-	s.subs = append(s.subs, subscription{ch: ch, index: pending, wait: w})
+	s.add(subscription{ch: ch, index: pending, wait: w})
+	s.ext().pending++
 	s.env.Hub.WhenReady(ch, s.conn.Shard(), func() {
 		if s.isPending(ch, w) {
 			f(w)
@@ -101,28 +107,27 @@ func (s Call) pendingIndex(channel string) int {
 }
 
 // isPending reports whether wait w for ch is still under way.
-func (s Call) isPending(ch *hub.Channel, w uint32) bool {
-	for i := range s.subs {
-		if s.subs[i].ch == ch && s.subs[i].index == pending && s.subs[i].wait == w {
-			return true
-		}
-	}
-	return false
+func (s Call) isPending(ch *hub.Channel, w uint16) bool {
+	i := s.find(ch.Name())
+	return i >= 0 && s.subs[i].ch == ch && s.subs[i].index == pending && s.subs[i].wait == w
 }
 
 // dropPending ends wait w for ch and reports whether it was under way;
 // false means it was cancelled.
-func (s Call) dropPending(ch *hub.Channel, w uint32) bool {
-	for i := range s.subs {
-		if s.subs[i].ch == ch && s.subs[i].index == pending && s.subs[i].wait == w {
-			last := len(s.subs) - 1
-			s.subs[i] = s.subs[last]
-			s.subs[last] = subscription{}
-			s.subs = s.subs[:last]
-			return true
-		}
+func (s Call) dropPending(ch *hub.Channel, w uint16) bool {
+	if !s.isPending(ch, w) {
+		return false
 	}
-	return false
+	s.forget(s.find(ch.Name()))
+	return true
+}
+
+// forget removes pending subscription i.
+func (s Call) forget(i int) {
+	s.remove(i)
+	if s.x.pending--; s.x.pending == 0 {
+		s.tidy()
+	}
 }
 
 // joined adds the connection to ch's subscribers (ch was acquired for it;
@@ -135,7 +140,7 @@ func (s Call) joined(ch *hub.Channel, self *hub.Member) {
 	if self != nil {
 		member = self.ID
 	}
-	s.subs = append(s.subs, subscription{ch: ch, index: int32(j.Index), member: member})
+	s.add(subscription{ch: ch, index: int32(j.Index), member: member})
 	s.succeeded(ch, j.Members)
 	if name := ch.Name(); pusher.KindOf(name).IsCache() {
 		if j.Cached != nil {
@@ -152,7 +157,7 @@ func (s Call) joined(ch *hub.Channel, self *hub.Member) {
 // attach adds the connection to ch's subscribers; ch was acquired for it.
 func (s Call) attach(ch *hub.Channel, member string) {
 	index := s.env.Hub.Attach(ch, s.conn.Shard(), s.conn)
-	s.subs = append(s.subs, subscription{ch: ch, index: int32(index), member: member})
+	s.add(subscription{ch: ch, index: int32(index), member: member})
 }
 
 // succeeded sends pusher_internal:subscription_succeeded for ch, with the
@@ -206,30 +211,19 @@ func (s Call) unsubscribe(msg pusher.Message) {
 // this was the user's last connection in the channel.
 func (s Call) leave(i int) {
 	sub := s.subs[i]
-	last := len(s.subs) - 1
-	s.subs[i] = s.subs[last]
-	s.subs[last] = subscription{}
-	s.subs = s.subs[:last]
 	h := s.env.Hub
 	if sub.index == pending {
+		s.forget(i)
 		h.Release(sub.ch)
 		return
 	}
+	s.remove(i)
 	h.Detach(sub.ch, s.conn.Shard(), int(sub.index))
 	if sub.member != "" {
 		h.Leave(sub.ch, sub.member)
 	}
 	h.Release(sub.ch)
 	s.countChanged(sub.ch)
-}
-
-func (s Call) find(name string) int {
-	for i := range s.subs {
-		if s.subs[i].ch.Name() == name {
-			return i
-		}
-	}
-	return -1
 }
 
 func (s Call) subscriptionError(channel, typ, message string, status int) {

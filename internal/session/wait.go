@@ -18,6 +18,7 @@ import (
 type extra struct {
 	user    *user
 	signing signing // how far a sign-in is
+	pending int     // subscriptions whose join waits (see whenReady)
 	held    []held  // messages that wait, in the order they came
 	size    int     // bytes in held
 }
@@ -54,7 +55,7 @@ func (s Call) ext() *extra {
 
 // tidy frees s.x when it holds nothing.
 func (s Call) tidy() {
-	if x := s.x; x != nil && x.user == nil && x.signing == noSignin && len(x.held) == 0 {
+	if x := s.x; x != nil && x.user == nil && x.signing == noSignin && x.pending == 0 && len(x.held) == 0 {
 		s.x = nil
 	}
 }
@@ -67,18 +68,10 @@ func (s *Session) signedIn() *user {
 	return s.x.user
 }
 
-// waiting reports whether anything waits for the store, cheaply, before a
-// message is parsed to see whether it must wait too.
+// waiting reports whether anything waits, cheaply, before a message is
+// parsed to see whether it must wait too.
 func (s Call) waiting() bool {
-	if s.x != nil && (s.x.signing != noSignin || len(s.x.held) > 0) {
-		return true
-	}
-	for i := range s.subs {
-		if s.subs[i].index == pending {
-			return true
-		}
-	}
-	return false
+	return s.x != nil && (s.x.signing != noSignin || s.x.pending > 0 || len(s.x.held) > 0)
 }
 
 // mustWait reports whether a message, a client event on channel or
