@@ -154,28 +154,33 @@ func allowedBurst(subs, events int) []byte {
 	})
 }
 
-// TestFloodDoesNotStallLoop: a connection that subscribes to 5,000
-// channels in one burst, all allowed, delays a canary served by the same
-// loop by less than 50 ms more than the canary's delay just before the
-// burst: the loop serves the canary between slices of the burst. Before the
-// loop bounded each connection's work per turn, the canary waited 160 to
-// 350 ms. A machine busy with other work can stall any process for a while,
-// so the test fails only if three bursts in a row stall the canary.
+// TestFloodDoesNotStallLoop: while one connection works through 5,000
+// subscriptions sent in one burst, all allowed, a canary served by the same
+// loop is answered between slices of the burst, not after it: it gets many
+// pongs during the burst, and its p99 delay is a small fraction of the
+// burst's length. Before the loop bounded each connection's work per turn
+// the canary waited for most of the burst. The criterion is a ratio within
+// one run, so a slow or busy machine (the race detector, other packages'
+// tests on the same cores) stretches both sides alike; the canary's delays
+// themselves are reported by the Flood benchmarks. A machine busy with
+// other work can stall any process for a while, so the test fails only if
+// three bursts in a row stall the canary.
 func TestFloodDoesNotStallLoop(t *testing.T) {
 	srv := startServer(t, "epoll", func(c *config.Config) {
 		oneLoop(c)
 		c.Limits.MaxSubscriptionsPerConnection = 5000
 	})
-	const attempts, allowance = 3, 50 * time.Millisecond
+	const attempts, minPongs, fraction = 3, 10, 4
 	for try := 1; ; try++ {
 		r := runFlood(t, srv, nil, func(*testutil.Client) []byte { return subscribeBurst(5000) }, waitLimit)
 		base, during := p99(r.baseline), p99(r.during)
 		t.Logf("burst took %v; canary p99 %v before, %v during (%d pings)", r.took, base, during, len(r.during))
-		if during <= base+allowance {
+		if len(r.during) >= minPongs && during < r.took/fraction {
 			return
 		}
 		if try == attempts {
-			t.Fatalf("canary p99 %v during the burst against %v before, %d times in a row", during, base, attempts)
+			t.Fatalf("canary answered %d times with p99 %v during a %v burst (want >= %d times and p99 < 1/%d of the burst), %d times in a row",
+				len(r.during), during, r.took, minPongs, fraction, attempts)
 		}
 	}
 }
