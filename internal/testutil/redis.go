@@ -83,7 +83,7 @@ func (r *Redis) Start() {
 // its data since the last SHUTDOWN SAVE is lost.
 func (r *Redis) Kill() {
 	if cmd := r.take(); cmd != nil {
-		cmd.Process.Signal(syscall.SIGCONT) // a paused server dies only once it runs
+		cmd.Process.Signal(sigCont) // a paused server dies only once it runs
 		cmd.Process.Kill()
 		cmd.Wait()
 	}
@@ -114,10 +114,10 @@ func (r *Redis) take() *exec.Cmd {
 
 // Pause stops the server with SIGSTOP: connections stay open and
 // commands get no answer until Resume.
-func (r *Redis) Pause() { r.signal(syscall.SIGSTOP) }
+func (r *Redis) Pause() { r.signal(sigStop) }
 
 // Resume continues a paused server with SIGCONT.
-func (r *Redis) Resume() { r.signal(syscall.SIGCONT) }
+func (r *Redis) Resume() { r.signal(sigCont) }
 
 func (r *Redis) signal(sig syscall.Signal) {
 	r.t.Helper()
