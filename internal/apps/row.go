@@ -69,11 +69,9 @@ func decodeColumn(a *config.App, col string, v any) error {
 		_, err = flag(v)
 	case "max_backend_events_per_sec":
 		a.MaxBackendEventsPerSec, err = connLimit(v)
-	case "max_client_events_per_sec":
-		a.MaxClientEventsPerSec, err = connLimit(v)
 	case "max_read_req_per_sec":
 		a.MaxReadReqPerSec, err = connLimit(v)
-	case "max_channel_name_length", "max_event_channels_at_once", "max_event_name_length",
+	case "max_client_events_per_sec", "max_channel_name_length", "max_event_channels_at_once", "max_event_name_length",
 		"max_event_payload_in_kb", "max_event_batch_size":
 		_, err = optInt(v)
 	}
