@@ -32,6 +32,9 @@ type App struct {
 	// MaxPresenceUserInfo caps the user_info of one presence member, in
 	// bytes of JSON; the default is Pusher's limit.
 	MaxPresenceUserInfo int `yaml:"max_presence_user_info" env:"ROOST_APP_MAX_PRESENCE_USER_INFO" default:"1KiB" unit:"bytes" check:"positive" help:"user_info of one presence member, as JSON"`
+	// Webhooks are the URLs told of the app's channel, member, client and
+	// cache events. Zero value (empty) means none.
+	Webhooks []Webhook `yaml:"webhooks" help:"URLs the app's events are POSTed to, signed like Pusher's webhooks (X-Pusher-Key, X-Pusher-Signature)"`
 }
 
 // IsEnabled reports whether the app accepts connections and API calls; a nil

@@ -29,6 +29,9 @@ var ruleMakers = map[string]func(arg string) (rule, error){
 	"name":       noArg(name),
 	"required":   noArg(required),
 	"redis_url":  noArg(redisURL),
+	"http_url":   noArg(httpURL),
+
+	"webhook_events": noArg(webhookEvents),
 }
 
 // noArg makes a rule that takes no argument.
