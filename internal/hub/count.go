@@ -60,6 +60,7 @@ func (h *Hub) publishCount(ch *Channel) {
 	if n == 0 {
 		return
 	}
+	h.observer.SubscriptionCount(ch.app, ch.name, n)
 	data := `{"subscription_count":` + strconv.Itoa(n) + `}`
 	h.broker.Publish(&Message{App: ch.app, Channel: ch.name, Event: "pusher_internal:subscription_count", Data: data})
 }

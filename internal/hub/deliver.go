@@ -5,7 +5,9 @@ package hub
 func (h *Hub) Publish(app string, p Publication) error {
 	for _, name := range p.Channels {
 		m := &Message{App: app, Channel: name, Event: p.Event, Data: p.Data, UserID: p.UserID, Except: p.SocketID}
-		if !p.Client {
+		if p.Client {
+			h.observer.ClientEvent(app, name, p.Event, p.Data, p.SocketID, p.UserID)
+		} else {
 			h.cachePut(m)
 		}
 		if err := h.broker.Publish(m); err != nil {

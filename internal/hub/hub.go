@@ -69,6 +69,11 @@ type Hub struct {
 	counts   Counts
 	cache    Cache
 
+	// observer is told of the facts webhooks report; localCounts says the
+	// hub reports channel transitions itself (its counts are in memory).
+	observer    Observer
+	localCounts bool
+
 	shards []Shard
 	locks  []sync.Mutex
 
@@ -96,9 +101,10 @@ func New(cfg Config, node uint64) *Hub {
 		shards:   make([]Shard, cfg.Shards),
 		locks:    make([]sync.Mutex, cfg.Shards),
 		apps:     make(map[string]map[string]*Channel),
+		observer: nopObserver{},
 	}
 	h.broker = NewMemoryBroker(h.Deliver)
-	h.counts = memoryCounts{h}
+	h.counts, h.localCounts = memoryCounts{h}, true
 	return h
 }
 

@@ -35,13 +35,20 @@ type Presence interface {
 // reports the user's first connection (cluster-wide), when member_added is
 // due. ErrChannelFull means the channel has its maximum of members.
 func (h *Hub) Join(ch *Channel, user, info string, max int) (first bool, err error) {
-	return h.presence.Join(ch.app, ch.name, Member{ID: user, Info: info}, max)
+	first, err = h.presence.Join(ch.app, ch.name, Member{ID: user, Info: info}, max)
+	if first {
+		h.observer.MemberAdded(ch.app, ch.name, user)
+	}
+	return first, err
 }
 
 // Leave undoes Join; last reports the user's last connection, when
 // member_removed is due.
 func (h *Hub) Leave(ch *Channel, user string) (last bool) {
-	return h.presence.Leave(ch.app, ch.name, user)
+	if last = h.presence.Leave(ch.app, ch.name, user); last {
+		h.observer.MemberRemoved(ch.app, ch.name, user)
+	}
+	return last
 }
 
 // Members returns a presence channel's members, by user id.

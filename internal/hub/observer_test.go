@@ -1,0 +1,75 @@
+package hub
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+)
+
+// recorder is an Observer that lists what it was told.
+type recorder struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (r *recorder) add(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, fmt.Sprintf(format, args...))
+}
+
+func (r *recorder) ChannelOccupied(app, channel string) { r.add("occupied %s/%s", app, channel) }
+func (r *recorder) ChannelVacated(app, channel string)  { r.add("vacated %s/%s", app, channel) }
+func (r *recorder) MemberAdded(app, channel, user string) {
+	r.add("added %s/%s %s", app, channel, user)
+}
+func (r *recorder) MemberRemoved(app, channel, user string) {
+	r.add("removed %s/%s %s", app, channel, user)
+}
+func (r *recorder) ClientEvent(app, channel, event, data, socketID, user string) {
+	r.add("client %s/%s %s %s %s %s", app, channel, event, data, socketID, user)
+}
+func (r *recorder) SubscriptionCount(app, channel string, count int) {
+	r.add("count %s/%s %d", app, channel, count)
+}
+
+// TestObserverSeesEachTransitionOnce: two subscriptions and two tabs of one
+// user are one occupied, one member_added, one member_removed and one
+// vacated.
+func TestObserverSeesEachTransitionOnce(t *testing.T) {
+	h := newTestHub(1)
+	r := &recorder{}
+	h.SetObserver(r)
+	a, b := h.Acquire("app", "presence-x"), h.Acquire("app", "presence-x")
+	h.Join(a, "u", "", 0)
+	h.Join(b, "u", "", 0)
+	h.Publish("app", Publication{Channels: []string{"presence-x"}, Event: "client-e", Data: "d", SocketID: "7.1", UserID: "u", Client: true})
+	h.Publish("app", Publication{Channels: []string{"presence-x"}, Event: "api", Data: "d"})
+	h.Leave(a, "u")
+	h.Leave(b, "u")
+	h.Release(a)
+	h.Release(b)
+	h.CountChanged(h.Acquire("app", "news"))
+	want := []string{"occupied app/presence-x", "added app/presence-x u", "client app/presence-x client-e d 7.1 u",
+		"removed app/presence-x u", "vacated app/presence-x", "occupied app/news", "count app/news 1"}
+	if !slices.Equal(r.events, want) {
+		t.Fatalf("observed %q\nwant     %q", r.events, want)
+	}
+}
+
+// TestSharedCountsReportChannelsThemselves: with a Counts store from
+// SetState, the hub leaves channel transitions to it (it alone knows the
+// cluster-wide ones) but still reports members.
+func TestSharedCountsReportChannelsThemselves(t *testing.T) {
+	h := newTestHub(1)
+	r := &recorder{}
+	h.SetObserver(r)
+	h.SetState(State{Counts: memoryCounts{h}})
+	ch := h.Acquire("app", "presence-x")
+	h.Join(ch, "u", "", 0)
+	h.Release(ch)
+	if want := []string{"added app/presence-x u"}; !slices.Equal(r.events, want) {
+		t.Fatalf("observed %q, want %q", r.events, want)
+	}
+}
