@@ -66,3 +66,33 @@ func TestPrintConfigShowsWebhooks(t *testing.T) {
 		}
 	}
 }
+
+// FuzzWebhookConfig checks that no url or event_types of a webhook panics,
+// and that whatever Parse accepts is an http(s) URL with known event types.
+func FuzzWebhookConfig(f *testing.F) {
+	f.Add("https://backend.example/pusher/webhooks", "channel_occupied, channel_vacated")
+	f.Add("http://127.0.0.1:8080/hooks?x=1", "")
+	f.Add("ftp://h", "member_added")
+	f.Add("https://user:pass@h/x", "client_event,cache_miss,subscription_count")
+	f.Add("//h/x", "member_removed,,")
+	f.Fuzz(func(t *testing.T, url, types string) {
+		c, err := Parse(nil, []string{"ROOST_APP_ID=a", "ROOST_APP_KEY=k", "ROOST_APP_SECRET=s",
+			"ROOST_APP_WEBHOOK_URL=" + url, "ROOST_APP_WEBHOOK_EVENT_TYPES=" + types})
+		if err != nil {
+			return
+		}
+		for _, w := range c.Apps[0].Webhooks {
+			if httpURL(w.URL) != nil || webhookEvents(w.EventTypes) != nil {
+				t.Fatalf("accepted %+v", w)
+			}
+		}
+		yaml := hookApp + "      - url: " + yamlScalar(url) + "\n        event_types: [" + yamlScalar(types) + "]\n"
+		if c, err := Parse([]byte(yaml), nil); err == nil {
+			for _, w := range c.Apps[0].Webhooks {
+				if httpURL(w.URL) != nil || webhookEvents(w.EventTypes) != nil {
+					t.Fatalf("accepted %+v from %q", w, yaml)
+				}
+			}
+		}
+	})
+}
