@@ -114,20 +114,37 @@ func (c *counts) flush() {
 	if len(pending) == 0 {
 		return
 	}
+	keys := make([]pair, 0, len(pending))
+	var cmds []*redis.Cmd
 	ok := c.r.call(func(ctx context.Context) error {
 		_, err := c.r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for k, d := range pending {
-				addScript.Eval(ctx, p, []string{c.r.channelsKey(k.app)}, k.name, c.r.node, d, "", 0)
+				keys = append(keys, k)
+				cmds = append(cmds, addScript.Eval(ctx, p, []string{c.r.channelsKey(k.app)}, k.name, c.r.node, d, "", 0))
 			}
 			return nil
 		})
 		return err
 	})
-	if !ok {
+	if ok {
+		c.report(keys, cmds)
+	} else {
 		c.r.withShares(func() {
 			for k, d := range pending {
 				addTo(c.pending, k, d)
 			}
 		})
+	}
+}
+
+// report tells the observer of the channels whose cluster-wide count a
+// flush took from or to zero: the script saw the totals around the change,
+// so exactly one node reports each transition.
+func (c *counts) report(keys []pair, cmds []*redis.Cmd) {
+	for i, cmd := range cmds {
+		totals, err := cmd.Int64Slice()
+		if err == nil && len(totals) == 2 {
+			c.r.transition(keys[i], totals[0], totals[1])
+		}
 	}
 }

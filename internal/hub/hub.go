@@ -101,7 +101,7 @@ func New(cfg Config, node uint64) *Hub {
 		shards:   make([]Shard, cfg.Shards),
 		locks:    make([]sync.Mutex, cfg.Shards),
 		apps:     make(map[string]map[string]*Channel),
-		observer: nopObserver{},
+		observer: NopObserver{},
 	}
 	h.broker = NewMemoryBroker(h.Deliver)
 	h.counts, h.localCounts = memoryCounts{h}, true

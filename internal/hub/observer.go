@@ -26,12 +26,13 @@ type Observer interface {
 // events; call it before serving connections.
 func (h *Hub) SetObserver(o Observer) { h.observer = o }
 
-// nopObserver is the default: no webhooks.
-type nopObserver struct{}
+// NopObserver is told everything and does nothing: the default, for a
+// server without webhooks.
+type NopObserver struct{}
 
-func (nopObserver) ChannelOccupied(app, channel string)                          {}
-func (nopObserver) ChannelVacated(app, channel string)                           {}
-func (nopObserver) MemberAdded(app, channel, user string)                        {}
-func (nopObserver) MemberRemoved(app, channel, user string)                      {}
-func (nopObserver) ClientEvent(app, channel, event, data, socketID, user string) {}
-func (nopObserver) SubscriptionCount(app, channel string, count int)             {}
+func (NopObserver) ChannelOccupied(app, channel string)                          {}
+func (NopObserver) ChannelVacated(app, channel string)                           {}
+func (NopObserver) MemberAdded(app, channel, user string)                        {}
+func (NopObserver) MemberRemoved(app, channel, user string)                      {}
+func (NopObserver) ClientEvent(app, channel, event, data, socketID, user string) {}
+func (NopObserver) SubscriptionCount(app, channel string, count int)             {}

@@ -16,6 +16,7 @@ type descs struct {
 	subscriptions, channels                    *prometheus.Desc
 	messagesIn, messagesOut, bytesIn, bytesOut *prometheus.Desc
 	clusterUp, clusterDropped                  *prometheus.Desc
+	webhooks                                   *webhookDescs
 }
 
 func newDescs(version string) *descs {
@@ -41,6 +42,7 @@ func newDescs(version string) *descs {
 			"1 while this cluster node reaches Redis, 0 while it serves local connections only.", nil, nil),
 		clusterDropped: prometheus.NewDesc("roost_cluster_dropped_total",
 			"Messages not sent to the other nodes because the outbox was full while Redis was slow or away.", nil, nil),
+		webhooks: newWebhookDescs(),
 	}
 }
 
@@ -59,6 +61,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 		d.channels, d.messagesIn, d.messagesOut, d.bytesIn, d.bytesOut, d.clusterUp, d.clusterDropped} {
 		ch <- x
 	}
+	d.webhooks.describe(ch)
 }
 
 // Collect reads one snapshot and sends it as constant metrics.
@@ -83,6 +86,9 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(d.clusterUp, prometheus.GaugeValue, up)
 		ch <- prometheus.MustNewConstMetric(d.clusterDropped, prometheus.CounterValue, float64(s.Cluster.Dropped))
+	}
+	for i := range s.Webhooks {
+		d.webhooks.collect(ch, &s.Webhooks[i])
 	}
 }
 

@@ -59,6 +59,8 @@ type Snapshot struct {
 	HandshakesRefused int64
 	// Cluster is the node's link to the other nodes; nil on a single node.
 	Cluster *Cluster
+	// Webhooks holds one entry per app with webhooks.
+	Webhooks []Webhook
 }
 
 // Cluster describes a cluster node's link to Redis.

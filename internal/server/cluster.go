@@ -15,7 +15,7 @@ func (s *Server) joinCluster() error {
 	}
 	r, err := cluster.New(cluster.Config{
 		URL: s.cfg.Redis.URL, Prefix: s.cfg.Redis.Prefix, Node: s.hub.Node(),
-		Apps: apps, Deliver: s.hub.Deliver, Logger: s.log,
+		Apps: apps, Deliver: s.hub.Deliver, Logger: s.log, Observer: s.observer(),
 	})
 	if err != nil {
 		return err

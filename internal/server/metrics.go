@@ -48,6 +48,7 @@ func (s *Server) snapshot(snap *metrics.Snapshot) {
 	if s.cluster != nil {
 		snap.Cluster = &metrics.Cluster{Up: s.cluster.Ready() == nil, Dropped: s.cluster.Dropped()}
 	}
+	s.webhookMetrics(snap)
 }
 
 // The transports' close reasons and the metrics' reason labels are the same

@@ -23,6 +23,7 @@ import (
 	"github.com/roostproject/roost/internal/netpoll"
 	"github.com/roostproject/roost/internal/portable"
 	"github.com/roostproject/roost/internal/session"
+	"github.com/roostproject/roost/internal/webhook"
 )
 
 // Version is the server version, set at build time with -ldflags.
@@ -36,9 +37,10 @@ type Server struct {
 	poller   *netpoll.Poller // nil when every connection is served by portable
 	portable *portable.Transport
 	http     *http.Server
-	stats    connstats.Stats // the epoll loops' counters
-	cluster  *cluster.Redis  // nil on a single node
-	refused  atomic.Int64    // WebSocket handshakes refused (HTTP error or Pusher code)
+	stats    connstats.Stats   // the epoll loops' counters
+	cluster  *cluster.Redis    // nil on a single node
+	webhooks *webhook.Webhooks // nil when no app has webhooks
+	refused  atomic.Int64      // WebSocket handshakes refused (HTTP error or Pusher code)
 }
 
 // New builds a node from a validated configuration.
@@ -46,12 +48,17 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	s := &Server{cfg: &cfg, log: log}
 	loops := s.loops()
 	s.hub = hub.New(hub.Config{Shards: loops + 1, Encode: encode}, nodeID())
+	s.webhooks = s.newWebhooks()
 	if cfg.Redis.URL != "" {
 		if err := s.joinCluster(); err != nil {
 			return nil, err
 		}
 	}
+	s.startWebhooks()
 	env := &session.Env{Hub: s.hub, Config: s.cfg, Logger: log, Now: func() int64 { return time.Now().Unix() }}
+	if s.webhooks != nil {
+		env.OnCacheMiss = s.webhooks.CacheMiss
+	}
 	s.portable = portable.New(s.portableConfig(env, loops))
 	if loops > 0 {
 		p, err := netpoll.New(s.pollerConfig(env, loops))
@@ -149,6 +156,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if s.cluster != nil {
 		err = errors.Join(err, s.cluster.Close())
 	}
+	s.closeWebhooks(ctx)
 	return err
 }
 

@@ -21,9 +21,6 @@ type Options struct {
 	Apps []config.App
 	// Settings time, batch, retry and bound the webhooks.
 	Settings config.Webhooks
-	// Pending decides whether delayed events are still due. Zero value
-	// (nil) means in memory: right for one node only.
-	Pending Pending
 	// Node makes the tokens of this node's holds unique in a shared
 	// Pending; any string unique in the cluster.
 	Node string
@@ -69,15 +66,13 @@ type app struct {
 // bit is the flag of event type name in a wants mask.
 func bit(name string) uint8 { return 1 << slices.Index(config.WebhookEventTypes, name) }
 
-// New starts the intake goroutine and one sender per webhook URL.
+// New starts one sender per webhook URL. Facts reported before Start wait
+// in the intake.
 func New(o Options) *Webhooks {
-	if o.Pending == nil {
-		o.Pending = newMemoryPending()
-	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	w := &Webhooks{apps: make(map[string]*app), cfg: o.Settings, pending: o.Pending, node: o.Node,
+	w := &Webhooks{apps: make(map[string]*app), cfg: o.Settings, node: o.Node,
 		in: newIntake(), log: o.Logger, closing: make(chan struct{})}
 	w.delays.push = w.in.push
 	w.ctx, w.cancel = context.WithCancel(context.Background())
@@ -86,9 +81,21 @@ func New(o Options) *Webhooks {
 			w.apps[o.Apps[i].ID] = w.newApp(&o.Apps[i], newClient(o.Settings.Timeout, o.Transport))
 		}
 	}
+	return w
+}
+
+// Start starts taking facts off the intake. p decides whether delayed
+// events are still due; nil means in memory, right for one node only (a
+// cluster shares one store, so that a channel vacated on one node and
+// occupied again on another within the delay sends nothing). The cluster
+// is built after Webhooks, which it reports to, hence this second step.
+func (w *Webhooks) Start(p Pending) {
+	if p == nil {
+		p = newMemoryPending()
+	}
+	w.pending = p
 	w.intakeG.Add(1)
 	go func() { defer w.intakeG.Done(); w.run() }()
-	return w
 }
 
 // newApp starts the senders of a's webhooks.
