@@ -24,6 +24,10 @@ func (r *Redis) transition(k pair, before, after int64) {
 	}
 }
 
+// FlushCounts writes this node's pending count changes now (reporting their
+// transitions), as a stopping node does before its webhooks close.
+func (r *Redis) FlushCounts() { r.counts.flush() }
+
 // WebhookPending returns the cluster's record of delayed webhook events (a
 // webhook.Pending): one key per event, so that whichever node sees the
 // comeback cancels it.

@@ -153,10 +153,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		err = errors.Join(err, s.poller.Shutdown(ctx))
 	}
 	err = errors.Join(err, s.portable.Shutdown(ctx))
+	s.closeWebhooks(ctx)
 	if s.cluster != nil {
 		err = errors.Join(err, s.cluster.Close())
 	}
-	s.closeWebhooks(ctx)
 	return err
 }
 

@@ -34,11 +34,18 @@ func (s *Server) startWebhooks() {
 	s.webhooks.Start(p)
 }
 
-// closeWebhooks sends what the webhooks hold within ctx.
+// closeWebhooks sends what the webhooks hold within ctx. In a cluster it
+// runs before the node leaves Redis: the node's last count changes are
+// flushed first (reporting the channels its clients left), and the held
+// events are decided in Redis, where another node may cancel them.
 func (s *Server) closeWebhooks(ctx context.Context) {
-	if s.webhooks != nil {
-		s.webhooks.Close(ctx)
+	if s.webhooks == nil {
+		return
 	}
+	if s.cluster != nil {
+		s.cluster.FlushCounts()
+	}
+	s.webhooks.Close(ctx)
 }
 
 // webhookMetrics adds the webhooks' counters to a scrape.

@@ -2,16 +2,21 @@ package webhook
 
 import "context"
 
-// Close stops Webhooks within ctx: delayed events are sent at once (the node
-// is going away, and with it whatever would have cancelled them), then what
-// is queued is sent without waiting for batches to fill and without retries
-// past ctx. Events still queued when ctx ends are dropped and counted.
-// Facts reported after Close are dropped and counted.
+// Close stops Webhooks within ctx: it lets the delayed events wait out their
+// delay (clients of a stopping node reconnect elsewhere, and their comeback
+// must still cancel them), sends those still held if ctx ends first, then
+// sends what is queued without waiting for batches to fill and without
+// retries past ctx. Events still queued when ctx ends are dropped and
+// counted, as are facts reported after Close.
 func (w *Webhooks) Close(ctx context.Context) {
 	w.closeOnce.Do(func() { w.close(ctx) })
 }
 
 func (w *Webhooks) close(ctx context.Context) {
+	select {
+	case <-w.delays.drained():
+	case <-ctx.Done():
+	}
 	w.delays.fireAll()
 	w.in.close()
 	w.intakeG.Wait()

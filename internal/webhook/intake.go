@@ -127,7 +127,8 @@ func (w *Webhooks) handle(f *fact) {
 type delays struct {
 	mu     sync.Mutex
 	held   []held
-	timer  *time.Timer // set while held is not empty
+	timer  *time.Timer   // set while held is not empty
+	empty  chan struct{} // closed while held is empty; nil means closed
 	closed bool
 	push   func(fact, *counters)
 }
@@ -149,9 +150,23 @@ func (ds *delays) after(d time.Duration, f fact) bool {
 	ds.held = append(ds.held, held{time.Now().Add(d), f})
 	if len(ds.held) == 1 {
 		ds.timer = time.AfterFunc(d, ds.fire)
+		ds.empty = make(chan struct{})
 	}
 	return true
 }
+
+// drained returns a channel closed once nothing is held.
+func (ds *delays) drained() <-chan struct{} {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if len(ds.held) == 0 {
+		return closedChan
+	}
+	return ds.empty
+}
+
+// closedChan is a channel that is always closed.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // fire pushes the facts that are due, in order, and sets the timer for the
 // next one.
@@ -166,7 +181,10 @@ func (ds *delays) fire() {
 	}
 	clear(ds.held[:n])
 	ds.held = ds.held[n:]
-	if len(ds.held) > 0 && !ds.closed {
+	switch {
+	case len(ds.held) == 0:
+		close(ds.empty)
+	case !ds.closed:
 		ds.timer = time.AfterFunc(ds.held[0].due.Sub(now), ds.fire)
 	}
 }
@@ -181,6 +199,9 @@ func (ds *delays) fireAll() {
 	}
 	for _, h := range ds.held {
 		ds.push(h.f, h.f.app.stats)
+	}
+	if len(ds.held) > 0 {
+		close(ds.empty)
 	}
 	ds.held = nil
 }

@@ -256,8 +256,8 @@ func TestEventTypesFilter(t *testing.T) {
 	})
 }
 
-// TestCloseSendsDelayedEvents: a stopping node sends what it held back and
-// what is queued.
+// TestCloseSendsDelayedEvents: a stopping node lets held events wait out
+// their delay, then sends them and what is queued.
 func TestCloseSendsDelayedEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := &receiver{}
@@ -265,11 +265,35 @@ func TestCloseSendsDelayedEvents(t *testing.T) {
 		w.ChannelVacated("app", "c")
 		w.CacheMiss("app", "cache-c")
 		synctest.Wait()
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
+		start := time.Now()
 		w.Close(ctx)
 		if got := r.names(); len(got) != 2 {
 			t.Fatalf("delivered %q on close, want both events", got)
+		}
+		if waited := time.Since(start); waited < 3*time.Second {
+			t.Fatalf("Close took %v: it must let the vacated event wait out its delay", waited)
+		}
+	})
+}
+
+// TestCloseKeepsComebacksCancelling: while a node stops, a comeback within
+// the delay still cancels a held event, so a rolling restart whose clients
+// reconnect elsewhere sends nothing.
+func TestCloseKeepsComebacksCancelling(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &receiver{}
+		w := start(t, r, testSettings())
+		w.ChannelVacated("app", "c")
+		synctest.Wait()
+		go w.Close(context.Background())
+		time.Sleep(time.Second)
+		w.pending.Cancel("vacated:app:c") // the comeback, seen by another node
+		time.Sleep(3 * time.Second)
+		synctest.Wait()
+		if got := r.names(); len(got) != 0 {
+			t.Fatalf("delivered %q, want nothing", got)
 		}
 	})
 }
