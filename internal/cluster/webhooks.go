@@ -2,9 +2,10 @@ package cluster
 
 import (
 	"context"
-	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/roostproject/roost/internal/webhook"
 )
 
 // Webhook events are reported once per cluster: a channel's 0 -> 1 and
@@ -33,26 +34,12 @@ func (r *Redis) FlushCounts() { r.counts.flush() }
 // comeback cancels it.
 func (r *Redis) WebhookPending() *Pending { return &Pending{r} }
 
-// Pending keeps delayed webhook events in Redis. While Redis is unreachable
-// it errs towards sending: nothing is cancelled and every event is due.
+// Pending keeps delayed webhook events in Redis. A batch of operations is
+// one pipeline, run in order. While Redis is unreachable it errs towards
+// sending: nothing is cancelled and every held event is due.
 type Pending struct{ r *Redis }
 
-func (p *Pending) key(k string) string { return p.r.key("webhook", k) }
-
-// Hold marks key as pending with token for ttl.
-func (p *Pending) Hold(key, token string, ttl time.Duration) {
-	p.r.call(func(ctx context.Context) error { return p.r.rdb.Set(ctx, p.key(key), token, ttl).Err() })
-}
-
-// Cancel removes key's mark and reports whether there was one.
-func (p *Pending) Cancel(key string) bool {
-	var n int64
-	p.r.call(func(ctx context.Context) (err error) {
-		n, err = p.r.rdb.Del(ctx, p.key(key)).Result()
-		return err
-	})
-	return n > 0
-}
+var _ webhook.Pending = (*Pending)(nil)
 
 // takeScript deletes KEYS[1] if it holds ARGV[1]; 1 if it did.
 var takeScript = redis.NewScript(`
@@ -60,13 +47,36 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `)
 
-// Take removes key's mark if it is still token's and reports whether it
-// was; true when Redis cannot tell.
-func (p *Pending) Take(key, token string) bool {
-	n := int64(1)
-	p.r.call(func(ctx context.Context) (err error) {
-		n, err = takeScript.Run(ctx, p.r.rdb, []string{p.key(key)}, token).Int64()
+// Apply implements webhook.Pending.
+func (p *Pending) Apply(ops []webhook.Op) {
+	cmds := make([]*redis.IntCmd, len(ops))
+	takes := make([]*redis.Cmd, len(ops))
+	ok := p.r.call(func(ctx context.Context) error {
+		_, err := p.r.rdb.Pipelined(ctx, func(pipe redis.Pipeliner) error {
+			for i, op := range ops {
+				key := p.r.key("webhook", op.Key)
+				switch op.Kind {
+				case webhook.OpHold:
+					pipe.Set(ctx, key, op.Token, op.TTL)
+				case webhook.OpCancel:
+					cmds[i] = pipe.Del(ctx, key)
+				case webhook.OpTake:
+					takes[i] = takeScript.Eval(ctx, pipe, []string{key}, op.Token)
+				}
+			}
+			return nil
+		})
 		return err
 	})
-	return n > 0
+	for i := range ops {
+		switch {
+		case !ok:
+			ops[i].Found = ops[i].Kind == webhook.OpTake
+		case cmds[i] != nil:
+			ops[i].Found = cmds[i].Val() > 0
+		case takes[i] != nil:
+			n, _ := takes[i].Int64()
+			ops[i].Found = n > 0
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/testutil"
+	"github.com/roostproject/roost/internal/webhook"
 )
 
 // journal is what the observers of every node were told, naming the node.
@@ -97,20 +98,30 @@ func TestDeadNodeTransitionsReportedOnce(t *testing.T) {
 }
 
 // TestPendingIsSharedAndTokened: a hold made on one node is cancelled from
-// another; a Take only takes its own hold.
+// another; a take only takes its own hold; a batch runs in order.
 func TestPendingIsSharedAndTokened(t *testing.T) {
 	rs, _ := nodes(t, 2, 0)
 	a, b := rs[0].WebhookPending(), rs[1].WebhookPending()
-	a.Hold("vacated:app:c", "1.1", time.Minute)
-	if !b.Cancel("vacated:app:c") || b.Cancel("vacated:app:c") {
-		t.Fatal("Cancel on another node must find the hold exactly once")
+	const key = "vacated:app:c"
+	apply := func(p *Pending, ops ...webhook.Op) []bool {
+		p.Apply(ops)
+		found := make([]bool, len(ops))
+		for i := range ops {
+			found[i] = ops[i].Found
+		}
+		return found
 	}
-	a.Hold("vacated:app:c", "1.2", time.Minute)
-	b.Hold("vacated:app:c", "2.1", time.Minute)
-	if a.Take("vacated:app:c", "1.2") {
-		t.Fatal("an older hold's Take took a newer hold")
+	apply(a, webhook.Op{Kind: webhook.OpHold, Key: key, Token: "1.1", TTL: time.Minute})
+	if got := apply(b, webhook.Op{Kind: webhook.OpCancel, Key: key}, webhook.Op{Kind: webhook.OpCancel, Key: key}); !slices.Equal(got, []bool{true, false}) {
+		t.Fatalf("cancels from another node found %v, want the hold exactly once", got)
 	}
-	if !b.Take("vacated:app:c", "2.1") || b.Take("vacated:app:c", "2.1") {
-		t.Fatal("Take must take its own hold exactly once")
+	got := apply(b,
+		webhook.Op{Kind: webhook.OpHold, Key: key, Token: "1.2", TTL: time.Minute},
+		webhook.Op{Kind: webhook.OpHold, Key: key, Token: "2.1", TTL: time.Minute},
+		webhook.Op{Kind: webhook.OpTake, Key: key, Token: "1.2"},
+		webhook.Op{Kind: webhook.OpTake, Key: key, Token: "2.1"},
+		webhook.Op{Kind: webhook.OpTake, Key: key, Token: "2.1"})
+	if want := []bool{false, false, false, true, false}; !slices.Equal(got, want) {
+		t.Fatalf("batch found %v, want %v: only the newest hold, taken once", got, want)
 	}
 }

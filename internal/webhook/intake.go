@@ -82,14 +82,13 @@ func (in *intake) close() {
 // run is the intake goroutine.
 func (w *Webhooks) run() {
 	var buf []fact
+	var ops []Op
 	for {
 		facts, done := w.in.drain(buf)
 		if done {
 			return
 		}
-		for i := range facts {
-			w.handle(&facts[i])
-		}
+		ops = w.decide(facts, ops[:0])
 		clear(facts)
 		buf = facts
 		if len(facts) == 0 {
@@ -98,24 +97,46 @@ func (w *Webhooks) run() {
 	}
 }
 
-// handle does what f's op says.
-func (w *Webhooks) handle(f *fact) {
-	switch f.op {
-	case opSend:
+// decide asks the Pending store about every fact of a batch at once, in
+// order, then routes, holds or drops each as the answers say. ops is
+// scratch space; decide returns it for reuse.
+func (w *Webhooks) decide(facts []fact, ops []Op) []Op {
+	for i := range facts {
+		f := &facts[i]
+		switch f.op {
+		case opComeback:
+			ops = append(ops, Op{Kind: OpCancel, Key: f.key})
+		case opDelay:
+			f.token = w.token()
+			ops = append(ops, Op{Kind: OpHold, Key: f.key, Token: f.token, TTL: 2*w.cfg.Delay + time.Minute})
+		case opTake:
+			ops = append(ops, Op{Kind: OpTake, Key: f.key, Token: f.token})
+		}
+	}
+	if len(ops) > 0 {
+		w.pending.Apply(ops)
+	}
+	j := 0
+	for i := range facts {
+		f := &facts[i]
+		found := false
+		if f.op != opSend {
+			found, j = ops[j].Found, j+1
+		}
+		w.handle(f, found)
+	}
+	return ops
+}
+
+// handle does what f's op says, given the store's answer for it.
+func (w *Webhooks) handle(f *fact, found bool) {
+	switch {
+	case f.op == opSend, f.op == opComeback && !found, f.op == opTake && found:
 		w.route(f.app, &f.ev)
-	case opComeback:
-		if !w.pending.Cancel(f.key) {
-			w.route(f.app, &f.ev)
-		}
-	case opDelay:
-		f.token = w.token()
-		w.pending.Hold(f.key, f.token, 2*w.cfg.Delay+time.Minute)
-		if !w.delays.after(w.cfg.Delay, fact{app: f.app, op: opTake, ev: f.ev, key: f.key, token: f.token}) {
-			w.handle(&fact{app: f.app, op: opTake, ev: f.ev, key: f.key, token: f.token})
-		}
-	case opTake:
-		if w.pending.Take(f.key, f.token) {
-			w.route(f.app, &f.ev)
+	case f.op == opDelay:
+		take := fact{app: f.app, op: opTake, ev: f.ev, key: f.key, token: f.token}
+		if !w.delays.after(w.cfg.Delay, take) {
+			w.decide([]fact{take}, nil) // closing: due now
 		}
 	}
 }

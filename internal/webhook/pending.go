@@ -7,27 +7,45 @@ import (
 
 // Pending remembers the delayed events (channel_vacated, member_removed)
 // that are waiting out the delay, by key. A comeback (channel_occupied,
-// member_added) cancels the delayed event and is not sent itself: Cancel
-// reports whether it found one. At the end of the delay Take reports whether
-// the event is still due. In a cluster the store is shared, so that a
-// channel vacated on one node and occupied again on another within the delay
-// sends nothing.
+// member_added) cancels the delayed event and is not sent itself. At the
+// end of the delay an event is sent only if its mark is still there. In a
+// cluster the store is shared, so that a channel vacated on one node and
+// occupied again on another within the delay sends nothing.
 //
-// Each Hold has a token so that the Take of an older hold cannot take a
+// Each hold has a token so that the take of an older hold cannot take a
 // newer one: vacated, occupied, vacated again must send one vacated, at the
 // end of the second delay.
+//
+// Apply runs a batch of operations in order (one round trip for a shared
+// store, however many facts arrived together) and sets each Op's Found.
 type Pending interface {
-	// Hold marks key as pending with token, for at most ttl.
-	Hold(key, token string, ttl time.Duration)
-	// Cancel removes key's mark and reports whether there was one.
-	Cancel(key string) bool
-	// Take removes key's mark if it is still token's and reports whether it
-	// was.
-	Take(key, token string) bool
+	Apply(ops []Op)
 }
 
-// memoryPending is the single-node Pending. Marks are removed by Take or
-// Cancel, so ttl is not needed.
+// OpKind is what an Op does.
+type OpKind uint8
+
+// The operations on a Pending store.
+const (
+	// OpHold marks Key as pending with Token, for at most TTL.
+	OpHold OpKind = iota
+	// OpCancel removes Key's mark; Found reports there was one.
+	OpCancel
+	// OpTake removes Key's mark if it is still Token's; Found reports it
+	// was.
+	OpTake
+)
+
+// Op is one operation on a Pending store.
+type Op struct {
+	Kind       OpKind
+	Key, Token string
+	TTL        time.Duration
+	Found      bool
+}
+
+// memoryPending is the single-node Pending. Marks are removed by a take or
+// a cancel, so the TTL is not needed.
 type memoryPending struct {
 	mu    sync.Mutex
 	marks map[string]string
@@ -37,29 +55,24 @@ var _ Pending = (*memoryPending)(nil)
 
 func newMemoryPending() *memoryPending { return &memoryPending{marks: make(map[string]string)} }
 
-// Hold implements Pending.
-func (p *memoryPending) Hold(key, token string, ttl time.Duration) {
+// Apply implements Pending.
+func (p *memoryPending) Apply(ops []Op) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.marks[key] = token
-}
-
-// Cancel implements Pending.
-func (p *memoryPending) Cancel(key string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	_, ok := p.marks[key]
-	delete(p.marks, key)
-	return ok
-}
-
-// Take implements Pending.
-func (p *memoryPending) Take(key, token string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.marks[key] != token {
-		return false
+	for i := range ops {
+		op := &ops[i]
+		token, ok := p.marks[op.Key]
+		switch op.Kind {
+		case OpHold:
+			p.marks[op.Key] = op.Token
+		case OpCancel:
+			op.Found = ok
+			delete(p.marks, op.Key)
+		case OpTake:
+			op.Found = ok && token == op.Token
+			if op.Found {
+				delete(p.marks, op.Key)
+			}
+		}
 	}
-	delete(p.marks, key)
-	return true
 }

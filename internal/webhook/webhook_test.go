@@ -289,11 +289,28 @@ func TestCloseKeepsComebacksCancelling(t *testing.T) {
 		synctest.Wait()
 		go w.Close(context.Background())
 		time.Sleep(time.Second)
-		w.pending.Cancel("vacated:app:c") // the comeback, seen by another node
+		w.pending.Apply([]Op{{Kind: OpCancel, Key: "vacated:app:c"}}) // the comeback, seen by another node
 		time.Sleep(3 * time.Second)
 		synctest.Wait()
 		if got := r.names(); len(got) != 0 {
 			t.Fatalf("delivered %q, want nothing", got)
 		}
 	})
+}
+
+// TestMemoryPendingRunsABatchInOrder: holds, cancels and takes in one batch
+// see each other's effects, and a take only takes its own hold.
+func TestMemoryPendingRunsABatchInOrder(t *testing.T) {
+	p := newMemoryPending()
+	ops := []Op{{Kind: OpHold, Key: "k", Token: "1"}, {Kind: OpCancel, Key: "k"}, {Kind: OpCancel, Key: "k"},
+		{Kind: OpHold, Key: "k", Token: "2"}, {Kind: OpHold, Key: "k", Token: "3"},
+		{Kind: OpTake, Key: "k", Token: "2"}, {Kind: OpTake, Key: "k", Token: "3"}, {Kind: OpTake, Key: "k", Token: "3"}}
+	p.Apply(ops)
+	var got []bool
+	for _, op := range ops {
+		got = append(got, op.Found)
+	}
+	if want := []bool{false, true, false, false, false, false, true, false}; !slices.Equal(got, want) {
+		t.Fatalf("found %v, want %v", got, want)
+	}
 }
