@@ -51,6 +51,7 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	s.webhooks = s.newWebhooks()
 	if cfg.Redis.URL != "" {
 		if err := s.joinCluster(); err != nil {
+			s.closeWebhooks(context.Background())
 			return nil, err
 		}
 	}
@@ -63,6 +64,7 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	if loops > 0 {
 		p, err := netpoll.New(s.pollerConfig(env, loops))
 		if err != nil {
+			s.closeWebhooks(context.Background())
 			return nil, fmt.Errorf("server: starting epoll loops: %w", err)
 		}
 		s.poller = p

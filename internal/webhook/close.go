@@ -5,8 +5,9 @@ import "context"
 // Close stops Webhooks within ctx: it lets the delayed events wait out their
 // delay (clients of a stopping node reconnect elsewhere, and their comeback
 // must still cancel them), sends those still held if ctx ends first, then
-// sends what is queued without waiting for batches to fill and without
-// retries past ctx. Events still queued when ctx ends are dropped and
+// sends what is queued without waiting for batches to fill. A batch that
+// fails then is not retried (a backend that is down must not hold the
+// shutdown for its whole timeout). Events not delivered are dropped and
 // counted, as are facts reported after Close.
 func (w *Webhooks) Close(ctx context.Context) {
 	w.closeOnce.Do(func() { w.close(ctx) })

@@ -32,6 +32,7 @@ type sender struct {
 	cfg              *config.Webhooks
 	client           *http.Client
 	log              *slog.Logger
+	closing          <-chan struct{} // closed when the server stops: no more retries
 
 	lastLog  time.Time // when a failure was last logged
 	failures int       // failed requests since then
@@ -40,8 +41,8 @@ type sender struct {
 // run sends batches until ctx ends; closing (closed when the server stops)
 // makes it send what is queued at once instead of waiting for a batch to
 // fill.
-func (s *sender) run(ctx context.Context, closing <-chan struct{}) {
-	for s.await(ctx, closing) {
+func (s *sender) run(ctx context.Context) {
+	for s.await(ctx, s.closing) {
 		batch := s.q.take(s.cfg.BatchMax)
 		s.deliver(ctx, batch)
 		s.q.done(batch)
@@ -97,7 +98,7 @@ func (s *sender) deliver(ctx context.Context, batch [][]byte) {
 			s.stats.dropped[DropRetryExpired].Add(int64(len(batch)))
 			return
 		}
-		if !sleep(ctx, pause) {
+		if !sleep(ctx, s.closing, pause) {
 			s.stats.dropped[DropShutdown].Add(int64(len(batch)))
 			return
 		}
@@ -105,12 +106,16 @@ func (s *sender) deliver(ctx context.Context, batch [][]byte) {
 	}
 }
 
-// sleep waits d, or less if ctx ends; it reports whether it waited d.
-func sleep(ctx context.Context, d time.Duration) bool {
+// sleep waits d, or less if ctx ends or closing closes; it reports whether
+// it waited d. A stopping server does not retry: a backend that is down
+// must not hold the shutdown for its whole timeout.
+func sleep(ctx context.Context, closing <-chan struct{}, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
+		return false
+	case <-closing:
 		return false
 	case <-t.C:
 		return true

@@ -314,3 +314,21 @@ func TestMemoryPendingRunsABatchInOrder(t *testing.T) {
 		t.Fatalf("found %v, want %v", got, want)
 	}
 }
+
+// TestCloseDoesNotRetry: a stopping node tries a failing backend once and
+// drops the batch, instead of retrying until the shutdown times out.
+func TestCloseDoesNotRetry(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &receiver{statuses: slices.Repeat([]int{500}, 100)}
+		w := start(t, r, testSettings())
+		w.CacheMiss("app", "cache-c")
+		synctest.Wait()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		start := time.Now()
+		w.Close(ctx)
+		if took, st := time.Since(start), w.Stats()[0]; took > time.Second || st.Dropped[DropShutdown] != 1 {
+			t.Fatalf("Close took %v with stats %+v; want at once, 1 dropped for shutdown", took, st)
+		}
+	})
+}

@@ -110,10 +110,10 @@ func (w *Webhooks) newApp(a *config.App, client *http.Client) *app {
 			}
 		}
 		s := &sender{url: hook.URL, key: a.Key, secret: a.Secret, q: newQueue(&x.budget, x.stats),
-			stats: x.stats, cfg: &w.cfg, client: client, log: w.log}
+			stats: x.stats, cfg: &w.cfg, client: client, log: w.log, closing: w.closing}
 		x.senders, x.wantsOf, x.wants = append(x.senders, s), append(x.wantsOf, wants), x.wants|wants
 		w.senders.Add(1)
-		go func() { defer w.senders.Done(); s.run(w.ctx, w.closing) }()
+		go func() { defer w.senders.Done(); s.run(w.ctx) }()
 	}
 	return x
 }
