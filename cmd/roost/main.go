@@ -5,15 +5,15 @@
 //
 //	roost serve [--config FILE] [--addr HOST:PORT] [flags]   (roost serve --help lists every setting)
 //	roost bench idle|fanout|churn|report [flags]
+//	roost apps create|list|disable [flags]
 //	roost version
+//	roost probe URL
 package main
 
 import (
 	"fmt"
 	"io"
 	"os"
-
-	"github.com/roostproject/roost/internal/server"
 )
 
 func main() {
@@ -25,7 +25,9 @@ const usage = `usage: roost <command> [flags]
 commands:
   serve     run a roost node (roost serve -h for flags)
   bench     measure a roost: idle, fanout, churn, report (roost bench for modes)
-  version   print the version
+  apps      manage apps through a node's admin API: create, list, disable
+  version   print the version, commit, build date and Go version
+  probe     GET a URL, exit 0 on 2xx (the container health check)
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -38,9 +40,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return serve(args[1:], stdout, stderr)
 	case "bench":
 		return benchCmd(args[1:], stdout, stderr)
+	case "apps":
+		return appsCmd(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
-		fmt.Fprintln(stdout, "roost", server.Version)
+		currentBuild().print(stdout)
 		return 0
+	case "probe":
+		return probe(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

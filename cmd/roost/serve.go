@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -137,13 +136,12 @@ func banner(w io.Writer, cfg *config.Config, srv *server.Server, addr string) {
 		scheme = "https"
 	}
 	fmt.Fprintf(w, "roost %s serving on %s://%s (transport %s)\n", server.Version, scheme, addr, srv.Transport())
-	if cfg.IsDevelopment() {
+	if cfg.AppStore.URL != "" {
+		fmt.Fprintf(w, "apps: the configured ones, then table %s of the app store\n", cfg.AppStore.Table)
+	} else if cfg.IsDevelopment() {
 		a := cfg.Apps[0]
 		fmt.Fprintf(w, "development app: id=%s key=%s secret=%s\n", a.ID, a.Key, a.Secret)
-		fmt.Fprintln(w, "WARNING: this app's secret is public; define your own apps (--config) before exposing roost")
-		if host, _, _ := net.SplitHostPort(addr); !net.ParseIP(host).IsLoopback() {
-			fmt.Fprintln(w, "WARNING: the development app is reachable beyond this machine on", addr)
-		}
+		fmt.Fprintln(w, "WARNING: this app's secret is public; roost serves it on loopback only: define your own apps before exposing roost")
 	}
 }
 

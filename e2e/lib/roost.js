@@ -9,6 +9,7 @@ const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const appsDB = require('./appsdb');
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const DEFAULT_BIN = path.join(REPO_ROOT, 'e2e', '.tmp', 'roost');
@@ -145,21 +146,24 @@ async function startRoost(opts = {}) {
   const bin = binary();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'roost-e2e-'));
   const cfg = path.join(dir, 'roost.yaml');
-  fs.writeFileSync(cfg, configYAML(opts));
-  const args = ['serve', '--addr', '127.0.0.1:0', '--config', cfg];
+  const store = appsDB.enabled() ? appsDB.create() : null;
+  fs.writeFileSync(cfg, configYAML(store ? { ...opts, apps: [] } : opts));
+  const args = ['serve', '--addr', '127.0.0.1:0', '--config', cfg, ...(store ? store.args : [])];
   if (opts.transport) args.push('--transport', opts.transport);
   const proc = spawn(bin, args.concat(opts.args || []), {
-    stdio: ['ignore', 'pipe', 'pipe'], env: { ...childEnv(), ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'], env: { ...childEnv(), ...opts.env, ...(store ? store.env : {}) },
   });
   children.add(proc);
   const stderr = tail(proc.stderr);
   const exited = exitPromise(proc);
-  const stop = makeStop(proc, exited, dir);
+  const stopProc = makeStop(proc, exited, dir);
+  const stop = store ? (signal) => stopProc(signal).then((res) => { store.drop(); return res; }) : stopProc;
   const spawnFailed = new Promise((_, reject) => proc.once('error',
     (err) => reject(new Error(`cannot run ${bin}: ${err.message}`))));
   let where;
   try {
     where = await Promise.race([waitServing(proc, exited, stderr), spawnFailed]);
+    if (store) await store.fill(where.url, opts.apps || DEFAULT_APPS);
   } catch (err) {
     await stop('SIGKILL');
     throw err;

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -13,15 +14,17 @@ import (
 // Backend is what the HTTP API needs from the hub: publishing, channel
 // statistics and presence membership, cluster-wide. Implementations must be
 // safe for concurrent use; every method is called from request goroutines.
+// The queries wait for shared state at most until ctx ends (the request's
+// context) and a bound of their own; an error means it did not answer.
 type Backend interface {
 	// Publish delivers p to the subscribers of its channels.
 	Publish(appID string, p hub.Publication) error
 	// Channel reports one channel, occupied or not.
-	Channel(appID, name string) hub.ChannelStats
+	Channel(ctx context.Context, appID, name string) (hub.ChannelStats, error)
 	// Channels reports the occupied channels whose names start with prefix.
-	Channels(appID, prefix string) []hub.ChannelStats
+	Channels(ctx context.Context, appID, prefix string) ([]hub.ChannelStats, error)
 	// Users lists the distinct user ids of a presence channel's members.
-	Users(appID, channel string) []string
+	Users(ctx context.Context, appID, channel string) ([]string, error)
 	// TerminateUser closes every connection signed in as userID.
 	TerminateUser(appID, userID string)
 }
@@ -33,13 +36,14 @@ type Backend interface {
 type CacheReader interface {
 	// Cached returns the cached event data of a channel and its remaining
 	// time to live; ok is false when nothing is cached.
-	Cached(appID, channel string) (data string, ttl time.Duration, ok bool)
+	Cached(ctx context.Context, appID, channel string) (data string, ttl time.Duration, ok bool, err error)
 }
 
-// AppSource looks apps up by id; *config.Config satisfies it. AppByID returns
-// nil for an unknown id.
+// AppSource looks apps up by id (apps.Store satisfies it). ByID returns nil
+// and no error for an unknown id, and an error when it cannot tell, which
+// the API answers 503. It may wait, bounded, for a database.
 type AppSource interface {
-	AppByID(id string) *config.App
+	ByID(ctx context.Context, id string) (*config.App, error)
 }
 
 // Config configures the HTTP API handler.
@@ -55,7 +59,20 @@ type Config struct {
 	// MaxEventData is the largest event data accepted, in bytes. Zero value
 	// means 10 KiB, Pusher's documented limit.
 	MaxEventData int
-	// Now tells the time for signature timestamps. Zero value means time.Now.
+	// BodyTimeout bounds receiving a request body, counted from when the
+	// request reaches the handler; a body still incomplete then is answered
+	// 408 and its connection closed. Zero value means no deadline.
+	BodyTimeout time.Duration
+	// RequestsPerIP caps the requests one client address may have in the
+	// handler at once; more are answered 429. Zero value means no cap.
+	RequestsPerIP int
+	// BodyMemory caps the bytes of request bodies being received at once,
+	// each counted at its Content-Length (MaxBodySize when unknown); more
+	// are answered 503. One body is always admitted when no other is being
+	// received. Zero value means no cap.
+	BodyMemory int
+	// Now tells the time for signature timestamps and per-app rates. Zero
+	// value means time.Now.
 	Now func() time.Time
 	// Logger receives request failures: 5xx at Error, 4xx at Debug. Zero
 	// value means slog.Default().
@@ -85,11 +102,15 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// handler serves the API; its fields are set once by New and read-only after.
+// handler serves the API; cfg and mux are set once by New and read-only
+// after, the limiters are safe for concurrent use.
 type handler struct {
-	cfg  Config
-	mux  *http.ServeMux
-	bufs sync.Pool // of *[]byte, request body buffers
+	cfg     Config
+	mux     *http.ServeMux
+	bufs    sync.Pool // of *[]byte, request body buffers
+	clients inflight  // requests in the handler, per client address
+	memory  budget    // bytes of bodies being received
+	rates   buckets   // per-app rates
 }
 
 // New returns the handler for every path under /apps/. Paths it does not
@@ -101,6 +122,8 @@ func New(cfg Config) http.Handler {
 		panic("api.New: Config.Backend is nil")
 	}
 	h := &handler{cfg: cfg.withDefaults()}
+	h.clients.max = cfg.RequestsPerIP
+	h.memory.max = int64(cfg.BodyMemory)
 	h.bufs.New = func() any { b := make([]byte, 0, initialBodyCap); return &b }
 	h.mux = h.routes()
 	return h
@@ -112,14 +135,28 @@ func (h *handler) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle("POST /apps/{app}/events", h.gate(h.events))
 	mux.Handle("POST /apps/{app}/batch_events", h.gate(h.batchEvents))
-	mux.Handle("GET /apps/{app}/channels", h.gate(h.channels))
-	mux.Handle("GET /apps/{app}/channels/{channel}", h.gate(h.channel))
-	mux.Handle("GET /apps/{app}/channels/{channel}/users", h.gate(h.users))
+	mux.Handle("GET /apps/{app}/channels", h.gate(h.read(h.channels)))
+	mux.Handle("GET /apps/{app}/channels/{channel}", h.gate(h.read(h.channel)))
+	mux.Handle("GET /apps/{app}/channels/{channel}/users", h.gate(h.read(h.users)))
 	mux.Handle("POST /apps/{app}/users/{user}/terminate_connections", h.gate(h.terminate))
 	return mux
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler. Before any route runs, it counts the
+// request against its client address's cap and puts the body under its
+// deadline, so that no request under /apps/, known or not, holds the
+// connection longer than BodyTimeout waiting for a body.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	addr := clientAddr(r)
+	if !h.clients.acquire(addr) {
+		dropBody(w, r)
+		h.fail(w, r, errTooManyInFlight(addr, h.clients.max))
+		return
+	}
+	defer h.clients.release(addr)
+	if r.ContentLength != 0 && h.cfg.BodyTimeout > 0 {
+		// Unsupported only by test recorders, which have no connection.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.cfg.BodyTimeout))
+	}
 	h.mux.ServeHTTP(w, r)
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	appstore "github.com/roostproject/roost/internal/apps"
 
 	"github.com/roostproject/roost/internal/auth"
 	"github.com/roostproject/roost/internal/config"
@@ -37,6 +40,7 @@ type fakeBackend struct {
 	stats      map[string]hub.ChannelStats // by channel name
 	members    map[string][]string         // presence user ids by channel
 	publishErr error
+	queryErr   error // the answer to every query, if not nil
 }
 
 var _ Backend = (*fakeBackend)(nil)
@@ -52,16 +56,16 @@ func (b *fakeBackend) Publish(appID string, p hub.Publication) error {
 	return nil
 }
 
-func (b *fakeBackend) Channel(appID, name string) hub.ChannelStats {
+func (b *fakeBackend) Channel(_ context.Context, appID, name string) (hub.ChannelStats, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if st, ok := b.stats[name]; ok {
-		return st
+		return st, b.queryErr
 	}
-	return hub.ChannelStats{Name: name}
+	return hub.ChannelStats{Name: name}, b.queryErr
 }
 
-func (b *fakeBackend) Channels(appID, prefix string) []hub.ChannelStats {
+func (b *fakeBackend) Channels(_ context.Context, appID, prefix string) ([]hub.ChannelStats, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var out []hub.ChannelStats
@@ -70,13 +74,13 @@ func (b *fakeBackend) Channels(appID, prefix string) []hub.ChannelStats {
 			out = append(out, st)
 		}
 	}
-	return out
+	return out, b.queryErr
 }
 
-func (b *fakeBackend) Users(appID, channel string) []string {
+func (b *fakeBackend) Users(_ context.Context, appID, channel string) ([]string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.members[channel]
+	return b.members[channel], b.queryErr
 }
 
 func (b *fakeBackend) TerminateUser(appID, userID string) {
@@ -100,9 +104,9 @@ type cachingBackend struct {
 
 var _ CacheReader = cachingBackend{}
 
-func (b cachingBackend) Cached(appID, channel string) (string, time.Duration, bool) {
+func (b cachingBackend) Cached(_ context.Context, appID, channel string) (string, time.Duration, bool, error) {
 	data, ok := b.cache[channel]
-	return data, 1800 * time.Second, ok
+	return data, 1800 * time.Second, ok, nil
 }
 
 // fixture is a handler over a fake backend, with the docs' app ("3"), a
@@ -122,7 +126,7 @@ func newFixture(t testing.TB, edit func(*Config)) *fixture {
 		{ID: "5", Key: "key5", Secret: "secret5"},
 	}}
 	b := &fakeBackend{stats: map[string]hub.ChannelStats{}, members: map[string][]string{}}
-	cfg := Config{Apps: apps, Backend: b, Now: testNow, Logger: slog.New(slog.DiscardHandler)}
+	cfg := Config{Apps: appstore.NewFile(apps), Backend: b, Now: testNow, Logger: slog.New(slog.DiscardHandler)}
 	if edit != nil {
 		edit(&cfg)
 	}
@@ -197,6 +201,23 @@ func TestNewPanicsWithoutBackend(t *testing.T) {
 func TestNilAppsIsNotFound(t *testing.T) {
 	f := newFixture(t, func(c *Config) { c.Apps = nil })
 	wantStatus(t, f.call("POST", "/apps/3/events", `{}`), http.StatusNotFound)
+}
+
+// unavailableApps is an AppSource whose store cannot answer, as an app
+// store does while its database is down.
+type unavailableApps struct{}
+
+func (unavailableApps) ByID(context.Context, string) (*config.App, error) {
+	return nil, appstore.ErrUnavailable
+}
+
+func TestUnavailableAppStoreIs503(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.Apps = unavailableApps{} })
+	rec := f.call("POST", "/apps/3/events", `{}`)
+	wantStatus(t, rec, http.StatusServiceUnavailable)
+	if !strings.Contains(rec.Body.String(), "try again later") {
+		t.Errorf("body %q does not say to try again", rec.Body)
+	}
 }
 
 func TestBodyTooLargeIsRefusedBeforeReading(t *testing.T) {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -23,11 +24,15 @@ func (w *discardWriter) WriteHeader(code int)        { w.code = code }
 // nopBackend accepts every publication and knows no channel.
 type nopBackend struct{}
 
-func (nopBackend) Publish(string, hub.Publication) error      { return nil }
-func (nopBackend) Channel(_, name string) hub.ChannelStats    { return hub.ChannelStats{Name: name} }
-func (nopBackend) Channels(string, string) []hub.ChannelStats { return nil }
-func (nopBackend) Users(string, string) []string              { return nil }
-func (nopBackend) TerminateUser(string, string)               {}
+func (nopBackend) Publish(string, hub.Publication) error { return nil }
+func (nopBackend) Channel(_ context.Context, _, name string) (hub.ChannelStats, error) {
+	return hub.ChannelStats{Name: name}, nil
+}
+func (nopBackend) Channels(context.Context, string, string) ([]hub.ChannelStats, error) {
+	return nil, nil
+}
+func (nopBackend) Users(context.Context, string, string) ([]string, error) { return nil, nil }
+func (nopBackend) TerminateUser(string, string)                            {}
 
 // replayer serves one signed request again and again.
 type replayer struct {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -30,8 +31,12 @@ func (h *handler) channels(w http.ResponseWriter, r *http.Request, req *request)
 	if a.has(attrUserCount) && !strings.HasPrefix(prefix, presencePrefix) {
 		return errorf(http.StatusBadRequest, "info: user_count needs filter_by_prefix=%s", presencePrefix)
 	}
+	all, err := h.cfg.Backend.Channels(r.Context(), req.app.ID, prefix)
+	if err != nil {
+		return unavailable(err)
+	}
 	info := channelsInfo{Channels: make(map[string]map[string]int)}
-	for _, st := range h.cfg.Backend.Channels(req.app.ID, prefix) {
+	for _, st := range all {
 		if !st.Occupied || !strings.HasPrefix(st.Name, prefix) {
 			continue
 		}
@@ -55,7 +60,10 @@ func (h *handler) channel(w http.ResponseWriter, r *http.Request, req *request) 
 	if err := fits(name, a); err != nil {
 		return err
 	}
-	st := h.cfg.Backend.Channel(req.app.ID, name)
+	st, err := h.cfg.Backend.Channel(r.Context(), req.app.ID, name)
+	if err != nil {
+		return unavailable(err)
+	}
 	out := map[string]any{"occupied": st.Occupied}
 	if a.has(attrUserCount) {
 		out["user_count"] = st.UserCount
@@ -64,7 +72,9 @@ func (h *handler) channel(w http.ResponseWriter, r *http.Request, req *request) 
 		out["subscription_count"] = st.SubscriptionCount
 	}
 	if a.has(attrCache) {
-		out["cache"] = h.cached(req.app.ID, name)
+		if out["cache"], err = h.cached(r.Context(), req.app.ID, name); err != nil {
+			return unavailable(err)
+		}
 	}
 	return writeJSON(w, out)
 }
@@ -83,16 +93,16 @@ func fits(name string, a attrs) error {
 
 // cached returns the cache attribute of a channel: nil (JSON null) when the
 // cache is empty or the backend keeps none.
-func (h *handler) cached(appID, name string) *cacheAttr {
+func (h *handler) cached(ctx context.Context, appID, name string) (*cacheAttr, error) {
 	cr, ok := h.cfg.Backend.(CacheReader)
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	data, ttl, ok := cr.Cached(appID, name)
-	if !ok {
-		return nil
+	data, ttl, ok, err := cr.Cached(ctx, appID, name)
+	if !ok || err != nil {
+		return nil, err
 	}
-	return &cacheAttr{Data: data, TTL: int(ttl.Seconds())}
+	return &cacheAttr{Data: data, TTL: int(ttl.Seconds())}, nil
 }
 
 // isPresence reports whether name is a presence channel.

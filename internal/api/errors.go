@@ -12,8 +12,9 @@ import (
 // message the client receives. The Pusher HTTP API reference answers errors
 // with a status and an explanation in the body.
 type statusError struct {
-	status int
-	msg    string
+	status     int
+	msg        string
+	retryAfter bool // a refusal for now, not for this request: say when to retry
 }
 
 // Error returns the message sent to the client.
@@ -22,6 +23,11 @@ func (e *statusError) Error() string { return e.msg }
 // errorf returns a *statusError with a formatted message.
 func errorf(status int, format string, args ...any) error {
 	return &statusError{status: status, msg: fmt.Sprintf(format, args...)}
+}
+
+// unavailable is the 503 for a query the shared state did not answer.
+func unavailable(err error) error {
+	return errorf(http.StatusServiceUnavailable, "%v", err)
 }
 
 // errBodyTooLarge is the 413 for a request body over the limit.
@@ -42,6 +48,9 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		h.cfg.Logger.Debug("api: request refused", "method", r.Method, "path", r.URL.Path,
 			"status", se.status, "reason", se.msg)
 	}
+	if se.retryAfter {
+		w.Header().Set("Retry-After", "1")
+	}
 	http.Error(w, se.msg, se.status)
 }
 
@@ -52,5 +61,5 @@ func within(err error, prefix string) error {
 	if !errors.As(err, &se) {
 		return err
 	}
-	return &statusError{status: se.status, msg: prefix + se.msg}
+	return &statusError{status: se.status, msg: prefix + se.msg, retryAfter: se.retryAfter}
 }

@@ -37,6 +37,9 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, req *request) e
 	if err := h.checkSize(&ev); err != nil {
 		return err
 	}
+	if err := h.allowEvents(req.app, len(ev.Channels)); err != nil {
+		return err
+	}
 	if err := h.publish(req.app.ID, &ev); err != nil {
 		return err
 	}
@@ -45,7 +48,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, req *request) e
 	}
 	info := channelsInfo{Channels: make(map[string]map[string]int, len(ev.Channels))}
 	for _, name := range ev.Channels {
-		info.Channels[name] = h.counts(req.app.ID, name, ev.attrs)
+		info.Channels[name] = h.counts(r.Context(), req.app.ID, name, ev.attrs)
 	}
 	return writeJSON(w, info)
 }
@@ -61,12 +64,15 @@ func (h *handler) batchEvents(w http.ResponseWriter, r *http.Request, req *reque
 	if err := h.checkBatch(b.Batch); err != nil {
 		return err
 	}
+	if err := h.allowEvents(req.app, len(b.Batch)); err != nil {
+		return err
+	}
 	for i := range b.Batch {
 		if err := h.publish(req.app.ID, &b.Batch[i]); err != nil {
 			return err
 		}
 	}
-	return h.writeBatchInfo(w, req.app.ID, b.Batch)
+	return h.writeBatchInfo(w, r, req.app.ID, b.Batch)
 }
 
 // checkBatch validates a whole batch: 1 to 10 events, each a valid event on
@@ -93,7 +99,7 @@ func (h *handler) checkBatch(batch []eventBody) error {
 
 // writeBatchInfo answers a batch: {} when no event asked for info, else one
 // attribute object per event ({} for those that did not ask).
-func (h *handler) writeBatchInfo(w http.ResponseWriter, appID string, batch []eventBody) error {
+func (h *handler) writeBatchInfo(w http.ResponseWriter, r *http.Request, appID string, batch []eventBody) error {
 	var asked attrs
 	for i := range batch {
 		asked |= batch[i].attrs
@@ -103,7 +109,7 @@ func (h *handler) writeBatchInfo(w http.ResponseWriter, appID string, batch []ev
 	}
 	info := batchInfo{Batch: make([]map[string]int, len(batch))}
 	for i := range batch {
-		info.Batch[i] = h.counts(appID, batch[i].Channels[0], batch[i].attrs)
+		info.Batch[i] = h.counts(r.Context(), appID, batch[i].Channels[0], batch[i].attrs)
 	}
 	return writeJSON(w, info)
 }

@@ -2,20 +2,12 @@ package api
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/roostproject/roost/internal/auth"
 	"github.com/roostproject/roost/internal/config"
-)
-
-// Body buffer sizes: a pooled buffer starts at initialBodyCap and goes back
-// to the pool only while it is at most maxPooledBodyCap, so one large request
-// does not pin its buffer for ever.
-const (
-	initialBodyCap   = 4 << 10
-	maxPooledBodyCap = 64 << 10
 )
 
 // request is what the gate hands an endpoint: a verified, enabled app, the
@@ -25,6 +17,9 @@ type request struct {
 	app   *config.App
 	query url.Values
 	body  []byte
+
+	bodyDone bool  // the body was read to its end
+	reserved int64 // bytes of the body budget this request holds
 }
 
 // endpoint serves one verified request; a returned error becomes the response.
@@ -32,109 +27,81 @@ type endpoint func(w http.ResponseWriter, r *http.Request, req *request) error
 
 // gate wraps ep in the checks every API request passes, in a fixed order:
 // 404 unknown app, 413 body too large, 401/400 authentication, 403 disabled
-// app (status codes of the Pusher HTTP API reference). Cheap refusals come
-// first, and only an authenticated caller learns that an app is disabled.
+// app (status codes of the Pusher HTTP API reference), then 503 when too many
+// bodies are being received, 408 when the body is too slow, and 401 when it
+// is not the body that was signed. Everything before the body is decided
+// from the request line and headers, so a client that cannot sign a request
+// never gets the server to wait for, or hold, a body. Only an authenticated
+// caller learns that an app is disabled.
 func (h *handler) gate(ep endpoint) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		buf := h.bufs.Get().(*[]byte)
 		defer h.putBuf(buf)
-		req, err := h.admit(w, r, buf)
+		req := &request{}
+		defer func() { h.memory.release(req.reserved) }()
+		err := h.admit(w, r, req, buf)
 		if err == nil {
 			err = ep(w, r, req)
 		}
-		if err != nil {
-			h.fail(w, r, err)
+		if err == nil {
+			return
 		}
+		if !req.bodyDone {
+			dropBody(w, r)
+		}
+		h.fail(w, r, err)
 	})
 }
 
-// admit runs the gate's checks and returns the admitted request.
-func (h *handler) admit(w http.ResponseWriter, r *http.Request, buf *[]byte) (*request, error) {
-	app := h.lookup(r.PathValue("app"))
+// admit runs the gate's checks and fills req.
+func (h *handler) admit(w http.ResponseWriter, r *http.Request, req *request, buf *[]byte) error {
+	req.bodyDone = r.ContentLength == 0
+	app, err := h.lookup(r)
+	if err != nil {
+		return errorf(http.StatusServiceUnavailable, "app store unavailable, try again later")
+	}
 	if app == nil {
-		return nil, errorf(http.StatusNotFound, "unknown app")
+		return errorf(http.StatusNotFound, "unknown app")
 	}
-	body, err := h.readBody(w, r, buf)
-	if err != nil {
-		return nil, err
-	}
-	query := r.URL.Query()
-	if err := h.verify(r, query, body, app); err != nil {
-		return nil, err
-	}
-	if !app.IsEnabled() {
-		return nil, errorf(http.StatusForbidden, "app disabled")
-	}
-	return &request{app: app, query: query, body: body}, nil
-}
-
-// lookup returns the app with the given id, or nil.
-func (h *handler) lookup(id string) *config.App {
-	if h.cfg.Apps == nil || id == "" {
-		return nil
-	}
-	return h.cfg.Apps.AppByID(id)
-}
-
-// readBody reads the whole body into *buf, refusing one larger than
-// MaxBodySize: from Content-Length before reading anything when the client
-// sent one, and through http.MaxBytesReader when it did not (chunked).
-func (h *handler) readBody(w http.ResponseWriter, r *http.Request, buf *[]byte) ([]byte, error) {
-	limit := int64(h.cfg.MaxBodySize)
-	if r.ContentLength > limit {
-		return nil, errBodyTooLarge(limit)
-	}
-	body, err := readAll(http.MaxBytesReader(w, r.Body, limit), (*buf)[:0])
-	*buf = body
-	if err != nil {
-		return nil, bodyError(err, limit)
-	}
-	return body, nil
-}
-
-// bodyError explains a failed body read: 413 past the limit, else 400.
-func bodyError(err error, limit int64) error {
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
+	req.app = app
+	if limit := int64(h.cfg.MaxBodySize); r.ContentLength > limit {
 		return errBodyTooLarge(limit)
 	}
-	return errorf(http.StatusBadRequest, "reading request body: %v", err)
+	req.query = r.URL.Query()
+	if err := h.verify(r, req.query, req.app); err != nil {
+		return err
+	}
+	if !req.app.IsEnabled() {
+		return errorf(http.StatusForbidden, "app disabled")
+	}
+	if err := h.readBody(w, r, req, buf); err != nil {
+		return err
+	}
+	if err := auth.CheckBodyMD5(req.query, req.body); err != nil {
+		return authError(err)
+	}
+	return nil
 }
 
-// readAll appends everything rd yields to b, like io.ReadAll but into a
-// caller-owned buffer.
-func readAll(rd io.Reader, b []byte) ([]byte, error) {
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := rd.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
+// lookup returns the app the path names, or nil.
+func (h *handler) lookup(r *http.Request) (*config.App, error) {
+	id := r.PathValue("app")
+	if h.cfg.Apps == nil || id == "" {
+		return nil, nil
 	}
-}
-
-// putBuf returns a body buffer to the pool unless it grew too large.
-func (h *handler) putBuf(buf *[]byte) {
-	if cap(*buf) <= maxPooledBodyCap {
-		*buf = (*buf)[:0]
-		h.bufs.Put(buf)
-	}
+	return h.cfg.Apps.ByID(r.Context(), id)
 }
 
 // verify checks the request signature (Pusher docs, "HTTP API reference",
-// "Generating authentication signatures"): the key must be the app's, the
-// timestamp recent, body_md5 right and auth_signature the HMAC of the request.
-func (h *handler) verify(r *http.Request, query url.Values, body []byte, app *config.App) error {
+// "Generating authentication signatures") from the query alone: the key must
+// be the app's, the timestamp recent, auth_signature the HMAC of the request,
+// and body_md5 present when a body follows. The body's MD5 is checked once
+// the body has been read.
+func (h *handler) verify(r *http.Request, query url.Values, app *config.App) error {
 	if err := auth.CheckKey(query, app.Key); err != nil {
 		return authError(err)
 	}
-	err := auth.VerifyRequest(r.Method, r.URL.Path, query, body, app.Secret, h.cfg.Now())
+	err := auth.VerifyQuery(r.Method, r.URL.Path, query, r.ContentLength != 0, app.Secret, h.cfg.Now())
 	if err != nil {
 		return authError(err)
 	}
@@ -149,4 +116,17 @@ func authError(err error) error {
 		return errorf(re.Status, "%s", re.Message)
 	}
 	return errorf(http.StatusUnauthorized, "%v", err)
+}
+
+// dropBody makes a refusal that leaves the body unread close the connection
+// at once. Without it net/http would, after the handler, try to read the
+// rest of the body so as to reuse the connection, and a client that never
+// sends it would hold the connection until its deadline.
+func dropBody(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength == 0 {
+		return
+	}
+	w.Header().Set("Connection", "close")
+	// Unsupported only by test recorders, which have no connection.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }

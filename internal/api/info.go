@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -55,13 +56,20 @@ func parseInfo(list string, allowed attrs) (attrs, error) {
 	return a, nil
 }
 
-// counts returns the counting attributes a asks for of one channel, asking
-// the backend only when there are some.
-func (h *handler) counts(appID, name string, a attrs) map[string]int {
+// counts returns the counting attributes a asks for of one channel just
+// published on, asking the backend only when there are some. The event is
+// out already: if the backend does not answer, the attributes are left out
+// (and logged) rather than the request failed, which a client would retry.
+func (h *handler) counts(ctx context.Context, appID, name string, a attrs) map[string]int {
 	if a&(attrUserCount|attrSubscriptionCount) == 0 {
 		return map[string]int{}
 	}
-	return countsOf(name, h.cfg.Backend.Channel(appID, name), a)
+	st, err := h.cfg.Backend.Channel(ctx, appID, name)
+	if err != nil {
+		h.cfg.Logger.Warn("api: channel attributes left out of a publish reply", "app", appID, "channel", name, "err", err)
+		return map[string]int{}
+	}
+	return countsOf(name, st, a)
 }
 
 // countsOf returns the counting attributes a asks for of channel name:

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -100,6 +101,26 @@ func TestUsersQuery(t *testing.T) {
 	wantJSON(t, f.call("GET", "/apps/3/channels/presence-nobody/users", ""), `{"users":[]}`)
 	wantStatus(t, f.call("GET", "/apps/3/channels/public/users", ""), http.StatusBadRequest)
 	wantStatus(t, f.call("GET", "/apps/3/channels/private-p/users", ""), http.StatusBadRequest)
+}
+
+// TestQueriesWhenStateDoesNotAnswer: a query the shared state does not
+// answer is a 503 that says so; a publish asking for attributes is still
+// published, and answered without them.
+func TestQueriesWhenStateDoesNotAnswer(t *testing.T) {
+	f := statsFixture(t)
+	f.backend.queryErr = errors.New("the cluster's shared state did not answer")
+	for _, target := range []string{"/apps/3/channels", "/apps/3/channels/public", "/apps/3/channels/presence-room/users"} {
+		rec := f.call("GET", target, "")
+		wantStatus(t, rec, http.StatusServiceUnavailable)
+		if !strings.Contains(rec.Body.String(), "did not answer") {
+			t.Errorf("GET %s: body %q does not say why", target, rec.Body.String())
+		}
+	}
+	wantJSON(t, f.call("POST", "/apps/3/events", `{"name":"e","channel":"public","data":"d","info":"subscription_count"}`),
+		`{"channels":{"public":{}}}`)
+	if n := len(f.backend.publications()); n != 1 {
+		t.Errorf("published %d events, want 1", n)
+	}
 }
 
 func TestTerminateConnections(t *testing.T) {

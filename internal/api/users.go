@@ -27,7 +27,10 @@ func (h *handler) users(w http.ResponseWriter, r *http.Request, req *request) er
 	if !isPresence(name) {
 		return errorf(http.StatusBadRequest, "channel: users are only listed for presence channels")
 	}
-	ids := h.cfg.Backend.Users(req.app.ID, name)
+	ids, err := h.cfg.Backend.Users(r.Context(), req.app.ID, name)
+	if err != nil {
+		return unavailable(err)
+	}
 	reply := usersReply{Users: make([]userEntry, len(ids))}
 	for i, id := range ids {
 		reply.Users[i].ID = id

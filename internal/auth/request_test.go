@@ -78,6 +78,32 @@ func TestVerifyRequestRefusals(t *testing.T) {
 	}
 }
 
+// TestVerifyQueryNeedsNoBody: the signature, key, version, timestamp and
+// the presence of body_md5 are decided from the query alone, so a server can
+// refuse before reading the body; only the body's MD5 waits for the body.
+func TestVerifyQueryNeedsNoBody(t *testing.T) {
+	if err := VerifyQuery("POST", "/apps/3/events", docQuery(), true, docSecret, docTime); err != nil {
+		t.Fatalf("doc vector refused before its body: %v", err)
+	}
+	noMD5 := docQuery()
+	noMD5.Del("body_md5")
+	if err := VerifyQuery("POST", "/apps/3/events", noMD5, true, docSecret, docTime); err == nil ||
+		!strings.Contains(err.Error(), "Missing body_md5") {
+		t.Fatalf("a body without body_md5: got %v", err)
+	}
+	forged := docQuery()
+	forged.Set("auth_signature", strings.Repeat("0", 64))
+	if err := VerifyQuery("POST", "/apps/3/events", forged, true, docSecret, docTime); err == nil {
+		t.Fatal("a forged signature passed without the body")
+	}
+	if err := CheckBodyMD5(docQuery(), []byte("other")); err == nil {
+		t.Fatal("CheckBodyMD5 accepted a body that is not the signed one")
+	}
+	if err := CheckBodyMD5(docQuery(), docBody); err != nil {
+		t.Fatalf("CheckBodyMD5 refused the signed body: %v", err)
+	}
+}
+
 func TestVerifyRequestWindowEdges(t *testing.T) {
 	for _, skew := range []time.Duration{-600 * time.Second, 0, 600 * time.Second} {
 		if err := VerifyRequest("POST", "/apps/3/events", docQuery(), docBody, docSecret, docTime.Add(skew)); err != nil {
@@ -122,8 +148,10 @@ func TestCheckKey(t *testing.T) {
 }
 
 // FuzzVerifyRequest feeds arbitrary query strings and bodies: VerifyRequest
-// must never panic, and a request signed by SignRequest must verify unless
-// its parameters collide (a 400).
+// must never panic, must refuse whatever VerifyQuery refuses before the body
+// (so checking the query first never lets through what the whole check
+// would refuse), and a request signed by SignRequest must verify unless its
+// parameters collide (a 400).
 func FuzzVerifyRequest(f *testing.F) {
 	f.Add(mustEncode(docQuery()), string(docBody))
 	f.Add("info=user_count&filter_by_prefix=presence-", "")
@@ -135,7 +163,14 @@ func FuzzVerifyRequest(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_ = VerifyRequest("POST", "/apps/1/events", q, []byte(body), "secret", docTime)
+		whole := VerifyRequest("POST", "/apps/1/events", q, []byte(body), "secret", docTime)
+		early := VerifyQuery("POST", "/apps/1/events", q, body != "", "secret", docTime)
+		if early != nil && whole == nil {
+			t.Fatalf("VerifyQuery refused what VerifyRequest accepts: %v\nquery %q", early, rawQuery)
+		}
+		if early == nil && whole != nil && CheckBodyMD5(q, []byte(body)) == nil {
+			t.Fatalf("VerifyRequest refused with neither part refusing: %v", whole)
+		}
 		signed := SignRequest("POST", "/apps/1/events", q, []byte(body), "key", "secret", docTime)
 		err = VerifyRequest("POST", "/apps/1/events", signed, []byte(body), "secret", docTime)
 		var re *RequestError

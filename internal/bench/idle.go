@@ -42,6 +42,26 @@ func (o *IdleOptions) defaults() {
 	o.Baseline = cmpOr(o.Baseline, 10*time.Second)
 }
 
+// plan says, before anything starts, what Idle will do and how long it
+// takes: the baseline, the ramp at its nominal rate, the settling (at least
+// Settle, at most ten times as long while RSS still moves) and the hold.
+func (o *IdleOptions) plan() string {
+	ramp := time.Duration(float64(o.Connections) / o.Rate * float64(time.Second))
+	fixed := o.Baseline + ramp + o.Hold
+	return fmt.Sprintf("roost bench idle: %d connections; this takes about %s, at most %s "+
+		"(baseline %s, ramp %s at %.0f/s, settle %s to %s, hold %s)",
+		o.Connections, roundDuration(fixed+o.Settle), roundDuration(fixed+10*o.Settle),
+		o.Baseline, roundDuration(ramp), o.Rate, o.Settle, 10*o.Settle, o.Hold)
+}
+
+// roundDuration rounds d for people: whole seconds, tenths below 10 s.
+func roundDuration(d time.Duration) time.Duration {
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
+}
+
 // cmpOr returns v, or def when v is zero.
 func cmpOr[T comparable](v, def T) T {
 	var zero T
@@ -91,6 +111,10 @@ type PerConn struct {
 	// cost of an idle connection recurs once per activity timeout).
 	CPU        float64 `json:"cpu_us_per_s"`
 	CPUDefault float64 `json:"cpu_us_per_s_at_120s"`
+	// CPUBelowNoise is set when the server used no more CPU while holding
+	// the connections than before them: the cost is below what the windows
+	// resolve, and CPU and CPUDefault are reported as 0, never negative.
+	CPUBelowNoise bool `json:"cpu_below_noise,omitempty"`
 }
 
 // Idle opens N connections, subscribes each, holds them while they ping
@@ -98,6 +122,9 @@ type PerConn struct {
 func Idle(ctx context.Context, o IdleOptions) (*IdleResult, error) {
 	o.defaults()
 	o.prepare()
+	if o.Progress != nil {
+		fmt.Fprintln(o.Progress, o.plan())
+	}
 	t, stop, err := o.start(ctx)
 	if err != nil {
 		return nil, err
@@ -192,6 +219,10 @@ func (r *IdleResult) compute() {
 	r.PerConn.Heap = (hold.HeapInuse - base.HeapInuse) / n
 	r.PerConn.Stack = (hold.StackInuse - base.StackInuse) / n
 	extra := cpuRate(r.Hold[0], r.Hold[1]) - cpuRate(r.Baseline[0], r.Baseline[1])
+	if extra <= 0 {
+		r.PerConn.CPU, r.PerConn.CPUDefault, r.PerConn.CPUBelowNoise = 0, 0, true
+		return
+	}
 	r.PerConn.CPU = extra / n * 1e6
 	r.PerConn.CPUDefault = scaleCPU(r.PerConn.CPU, r.ActivityTimeout)
 }
@@ -221,8 +252,13 @@ func (r *IdleResult) Table() string {
 	if pc.RSSAfterGC != 0 {
 		rows = append(rows, [2]string{"  after forced GC", kb(pc.RSSAfterGC)})
 	}
+	rows = append(rows, [2]string{"  heap / stack in use", kb(pc.Heap) + " / " + kb(pc.Stack)})
+	if pc.CPUBelowNoise {
+		rows = append(rows, [2]string{"CPU per connection", "below the noise: the server used no more CPU " +
+			"holding them than before; measure longer (--hold) or more connections (-n)"})
+		return table(rows)
+	}
 	rows = append(rows,
-		[2]string{"  heap / stack in use", kb(pc.Heap) + " / " + kb(pc.Stack)},
 		[2]string{"CPU per connection", fmt.Sprintf("%.3f µs/s at activity_timeout %.0f s", pc.CPU, r.ActivityTimeout)},
 		[2]string{"  at 120 s (derived)", fmt.Sprintf("%.3f µs/s", pc.CPUDefault)},
 	)

@@ -42,7 +42,8 @@ func (w *worker) runConn() {
 	if interval <= 0 {
 		interval = activity
 	}
-	if err := w.hold(c, idx, interval); err != nil && w.ctx.Err() == nil {
+	err = w.hold(c, idx, interval) // it returns only when the connection ends
+	if w.ctx.Err() == nil {
 		w.dropped.Add(1)
 		w.setErr(err)
 	}

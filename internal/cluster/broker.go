@@ -11,9 +11,11 @@ import (
 	"github.com/roostproject/roost/internal/hub"
 )
 
-// envelope is what travels on a topic: the message and the node it came from.
+// envelope is what travels on a topic: the message, the node it came from
+// and its sequence number there (see seen; 0 from nodes that number none).
 type envelope struct {
 	Node string       `json:"n"`
+	Seq  uint64       `json:"s,omitempty"`
 	Msg  *hub.Message `json:"m"`
 }
 
@@ -21,6 +23,7 @@ type envelope struct {
 type outbound struct {
 	msg   *hub.Message
 	cache bool
+	seq   uint64 // given on the first try to publish
 }
 
 type subOp struct {
@@ -141,7 +144,7 @@ func (r *Redis) apply(op subOp) {
 		r.ps.Unsubscribe(r.ctx, op.topic)
 		return
 	}
-	if !r.healthy.Load() {
+	if !r.link.healthy.Load() {
 		r.ps.Subscribe(r.ctx, op.topic)
 		op.ready()
 		return
@@ -159,8 +162,8 @@ func (r *Redis) receiveLoop() {
 		in, err := r.ps.Receive(r.ctx)
 		if err != nil {
 			if r.ctx.Err() == nil {
-				r.setHealthy(false, err)
-				sleep(r.ctx, 200*time.Millisecond)
+				r.down(err)
+				sleep(r.ctx, probeEvery)
 			}
 			continue
 		}
@@ -175,19 +178,26 @@ func (r *Redis) receiveLoop() {
 	}
 }
 
-// receive delivers one message from another node.
+// receive delivers one message from another node, the first time only.
 func (r *Redis) receive(msg *redis.Message) {
 	var e envelope
 	if json.Unmarshal([]byte(msg.Payload), &e) != nil || e.Msg == nil || e.Node == r.node {
+		return
+	}
+	if e.Seq > 0 && !r.seen.first(e.Node, e.Seq, time.Now()) {
+		r.dupes.Add(1)
 		return
 	}
 	r.cfg.Deliver(e.Msg)
 }
 
 // publishLoop writes the outbox to Redis in order, in pipelined batches,
-// retrying a failed batch until Redis takes it.
+// retrying a failed batch until Redis takes it. Each message is numbered
+// before its first try, so that a copy Redis got from a try that timed out
+// is not delivered again.
 func (r *Redis) publishLoop() {
 	batch := make([]outbound, 0, 256)
+	var seq uint64
 	for {
 		select {
 		case <-r.ctx.Done():
@@ -197,6 +207,10 @@ func (r *Redis) publishLoop() {
 		}
 		for len(batch) < cap(batch) && len(r.outbox) > 0 {
 			batch = append(batch, <-r.outbox)
+		}
+		for i := range batch {
+			seq++
+			batch[i].seq = seq
 		}
 		for !r.write(batch) {
 			if !sleep(r.ctx, 250*time.Millisecond) {
@@ -208,7 +222,7 @@ func (r *Redis) publishLoop() {
 
 // write sends one batch in a pipeline.
 func (r *Redis) write(batch []outbound) bool {
-	ctx, cancel := context.WithTimeout(r.ctx, 2*time.Second)
+	ctx, cancel := context.WithTimeout(r.ctx, r.cfg.SlowReply)
 	defer cancel()
 	_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, o := range batch {
@@ -217,7 +231,7 @@ func (r *Redis) write(batch []outbound) bool {
 		return nil
 	})
 	if err != nil {
-		r.setHealthy(false, err)
+		r.failed(err)
 		return false
 	}
 	return true
@@ -230,7 +244,7 @@ func (r *Redis) queueWrite(ctx context.Context, p redis.Pipeliner, o outbound) {
 		p.Set(ctx, r.key("cache", m.App, m.Channel), b, hub.CacheTTL)
 		return
 	}
-	b, _ := json.Marshal(envelope{Node: r.node, Msg: m})
+	b, _ := json.Marshal(envelope{Node: r.node, Seq: o.seq, Msg: m})
 	p.Publish(ctx, r.topic(m.App, m.Channel), b)
 }
 

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -25,22 +26,26 @@ func (c cache) Put(m *hub.Message) {
 }
 
 // Get implements hub.Cache.
-func (c cache) Get(app, channel string) (hub.Message, time.Duration, bool) {
+func (c cache) Get(ctx context.Context, app, channel string) (hub.Message, time.Duration, bool, error) {
 	var get *redis.StringCmd
 	var ttl *redis.DurationCmd
-	if !c.r.call(func(ctx context.Context) error {
+	err := c.r.call(ctx, func(ctx context.Context) error {
 		_, err := c.r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			get = p.Get(ctx, c.r.cacheKey(app, channel))
 			ttl = p.PTTL(ctx, c.r.cacheKey(app, channel))
 			return nil
 		})
 		return err
-	}) || get.Err() != nil {
-		return hub.Message{}, 0, false
+	})
+	switch {
+	case errors.Is(err, errDown):
+		return hub.Message{}, 0, false, nil
+	case err != nil:
+		return hub.Message{}, 0, false, err
 	}
 	var m hub.Message
-	if json.Unmarshal([]byte(get.Val()), &m) != nil || ttl.Val() <= 0 {
-		return hub.Message{}, 0, false
+	if get.Err() != nil || json.Unmarshal([]byte(get.Val()), &m) != nil || ttl.Val() <= 0 {
+		return hub.Message{}, 0, false, nil
 	}
-	return m, ttl.Val(), true
+	return m, ttl.Val(), true, nil
 }

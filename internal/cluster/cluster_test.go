@@ -96,29 +96,31 @@ const redisWait = 30 * time.Second
 func TestPresenceFirstAndLastAcrossNodes(t *testing.T) {
 	rs, _ := nodes(t, 2, 0)
 	a, b := rs[0], rs[1]
-	if first, err := a.presence.Join("app", "presence-x", hub.Member{ID: "u", Info: `{"n":1}`}, 100); err != nil || !first {
+	ctx := context.Background()
+	if first, err := a.presence.Join(ctx, "app", "presence-x", hub.Member{ID: "u", Info: `{"n":1}`}, 100); err != nil || !first {
 		t.Fatalf("first join: %v %v", first, err)
 	}
-	if first, _ := b.presence.Join("app", "presence-x", hub.Member{ID: "u", Info: `{"n":2}`}, 100); first {
+	if first, _ := b.presence.Join(ctx, "app", "presence-x", hub.Member{ID: "u", Info: `{"n":2}`}, 100); first {
 		t.Fatal("the user's tab on another node counted as a new member")
 	}
-	m := b.presence.Members("app", "presence-x")
+	m, _ := b.presence.Members(ctx, "app", "presence-x")
 	if len(m) != 1 || m[0].ID != "u" || m[0].Info != `{"n":1}` {
 		t.Fatalf("members %+v, want u with the first tab's info", m)
 	}
-	if a.presence.Leave("app", "presence-x", "u") {
+	if last, _ := a.presence.Leave(ctx, "app", "presence-x", "u"); last {
 		t.Fatal("member_removed while a tab on another node is still there")
 	}
-	if !b.presence.Leave("app", "presence-x", "u") {
+	if last, _ := b.presence.Leave(ctx, "app", "presence-x", "u"); !last {
 		t.Fatal("the last tab's leave did not report the member gone")
 	}
 }
 
 func TestPresenceLimitIsClusterWide(t *testing.T) {
 	rs, _ := nodes(t, 2, 0)
-	rs[0].presence.Join("app", "presence-y", hub.Member{ID: "u1"}, 2)
-	rs[1].presence.Join("app", "presence-y", hub.Member{ID: "u2"}, 2)
-	if _, err := rs[0].presence.Join("app", "presence-y", hub.Member{ID: "u3"}, 2); err != hub.ErrChannelFull {
+	ctx := context.Background()
+	rs[0].presence.Join(ctx, "app", "presence-y", hub.Member{ID: "u1"}, 2)
+	rs[1].presence.Join(ctx, "app", "presence-y", hub.Member{ID: "u2"}, 2)
+	if _, err := rs[0].presence.Join(ctx, "app", "presence-y", hub.Member{ID: "u3"}, 2); err != hub.ErrChannelFull {
 		t.Fatalf("third member: %v, want ErrChannelFull", err)
 	}
 }
@@ -145,10 +147,15 @@ func TestCountsAndCacheAcrossNodes(t *testing.T) {
 	rs, _ := nodes(t, 2, 0)
 	rs[0].counts.Subscribed("app", "c", 2)
 	rs[1].counts.Subscribed("app", "c", 1)
-	testutil.Eventually(t, redisWait, "counts", func() bool { return rs[0].counts.Count("app", "c") == 3 && rs[1].counts.Channels("app", "")["c"] == 3 })
+	ctx := context.Background()
+	testutil.Eventually(t, redisWait, "counts", func() bool {
+		n, _ := rs[0].counts.Count(ctx, "app", "c")
+		all, _ := rs[1].counts.Channels(ctx, "app", "")
+		return n == 3 && all["c"] == 3
+	})
 	rs[0].State().Cache.Put(&hub.Message{App: "app", Channel: "cache-c", Event: "e", Data: "v"})
 	testutil.Eventually(t, redisWait, "cache", func() bool {
-		m, ttl, ok := rs[1].State().Cache.Get("app", "cache-c")
+		m, ttl, ok, _ := rs[1].State().Cache.Get(ctx, "app", "cache-c")
 		return ok && m.Data == "v" && ttl > time.Minute
 	})
 }
@@ -157,8 +164,9 @@ func TestDeadNodeIsReaped(t *testing.T) {
 	rs, boxes := nodes(t, 2, 900*time.Millisecond)
 	alive, dead := rs[0], rs[1]
 	alive.Subscribe("app", "presence-z", func() {})
-	dead.presence.Join("app", "presence-z", hub.Member{ID: "ghost"}, 100)
-	dead.users.SignIn("app", "ghost")
+	ctx := context.Background()
+	dead.presence.Join(ctx, "app", "presence-z", hub.Member{ID: "ghost"}, 100)
+	dead.users.SignIn(ctx, "app", "ghost")
 	// Stop the dead node without its goodbye: its heartbeat just expires.
 	dead.cancel()
 	dead.ps.Close()
@@ -166,10 +174,10 @@ func TestDeadNodeIsReaped(t *testing.T) {
 	testutil.Eventually(t, redisWait, "member_removed for the dead node's member", func() bool {
 		return boxes[0].has("pusher_internal:member_removed", `{"user_id":"ghost"}`)
 	})
-	if m := alive.presence.Members("app", "presence-z"); len(m) != 0 {
+	if m, _ := alive.presence.Members(ctx, "app", "presence-z"); len(m) != 0 {
 		t.Fatalf("ghost members left: %+v", m)
 	}
-	if on := alive.users.Online("app", []string{"ghost"}); len(on) != 0 {
+	if on, _ := alive.users.Online(ctx, "app", []string{"ghost"}); len(on) != 0 {
 		t.Fatalf("ghost still online: %v", on)
 	}
 }

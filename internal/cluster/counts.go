@@ -3,7 +3,10 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 
@@ -12,10 +15,14 @@ import (
 
 // counts is the cluster's hub.Counts: one Redis hash per app, whose entries
 // hold each node's subscriptions to a channel. Changes are gathered here and
-// written every flushEvery, so Subscribed never waits for Redis; reads add
-// the changes not written yet. Both maps are guarded by Redis.shares.
+// written every flushEvery (by tickLoop, which also writes them all again
+// after an outage), so Subscribed never waits for Redis; reads add the
+// changes not written yet.
 type counts struct {
-	r       *Redis
+	r     *Redis
+	dirty atomic.Bool // write every count again at the next flush
+
+	mu      sync.Mutex   // guards local and pending, and nothing else
 	local   map[pair]int // this node's subscriptions per channel
 	pending map[pair]int // changes not yet written to Redis
 }
@@ -34,12 +41,12 @@ func (r *Redis) channelsKey(app string) string { return r.key("channels", app) }
 // Subscribed implements hub.Counts: the change is written within a flush.
 func (c *counts) Subscribed(app, channel string, delta int) {
 	k := pair{app, channel}
-	c.r.withShares(func() {
-		if c.local[k] += delta; c.local[k] <= 0 {
-			delete(c.local, k)
-		}
-		addTo(c.pending, k, delta)
-	})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.local[k] += delta; c.local[k] <= 0 {
+		delete(c.local, k)
+	}
+	addTo(c.pending, k, delta)
 }
 
 // addTo adds delta to m[k], dropping the entry when it comes to zero.
@@ -50,28 +57,36 @@ func addTo(m map[pair]int, k pair, delta int) {
 }
 
 // Count implements hub.Counts.
-func (c *counts) Count(app, channel string) int {
+func (c *counts) Count(ctx context.Context, app, channel string) (int, error) {
 	k := pair{app, channel}
 	var v string
-	if !c.r.call(func(ctx context.Context) (err error) {
+	err := c.r.call(ctx, func(ctx context.Context) (err error) {
 		v, err = c.r.rdb.HGet(ctx, c.r.channelsKey(app), channel).Result()
 		return err
-	}) {
-		return c.of(c.local, k)
+	})
+	if errors.Is(err, errDown) {
+		return c.of(false, k), nil
+	}
+	if err != nil {
+		return 0, err
 	}
 	var e entry
 	json.Unmarshal([]byte(v), &e)
-	return e.total() + c.of(c.pending, k)
+	return e.total() + c.of(true, k), nil
 }
 
 // Channels implements hub.Counts.
-func (c *counts) Channels(app, prefix string) map[string]int {
+func (c *counts) Channels(ctx context.Context, app, prefix string) (map[string]int, error) {
 	var all map[string]string
-	if !c.r.call(func(ctx context.Context) (err error) {
+	err := c.r.call(ctx, func(ctx context.Context) (err error) {
 		all, err = c.r.rdb.HGetAll(ctx, c.r.channelsKey(app)).Result()
 		return err
-	}) {
-		return c.withPrefix(c.local, app, prefix)
+	})
+	if errors.Is(err, errDown) {
+		return c.withPrefix(false, app, prefix), nil
+	}
+	if err != nil {
+		return nil, err
 	}
 	out := make(map[string]int)
 	for name, v := range all {
@@ -80,43 +95,57 @@ func (c *counts) Channels(app, prefix string) map[string]int {
 			out[name] = e.total()
 		}
 	}
-	for name, d := range c.withPrefix(c.pending, app, prefix) {
+	for name, d := range c.withPrefix(true, app, prefix) {
 		out[name] += d
+	}
+	return out, nil
+}
+
+// of reads the local count of k, or its pending change.
+func (c *counts) of(pending bool, k pair) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.which(pending)[k]
+}
+
+// which returns c.pending or c.local; c.mu is held.
+func (c *counts) which(pending bool) map[pair]int {
+	if pending {
+		return c.pending
+	}
+	return c.local
+}
+
+// withPrefix copies the local counts, or the pending changes, of the
+// channels of app that start with prefix.
+func (c *counts) withPrefix(pending bool, app, prefix string) map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int)
+	for k, n := range c.which(pending) {
+		if k.app == app && strings.HasPrefix(k.name, prefix) {
+			out[k.name] = n
+		}
 	}
 	return out
 }
 
-// of reads m[k] under Redis.shares.
-func (c *counts) of(m map[pair]int, k pair) (n int) {
-	c.r.withShares(func() { n = m[k] })
-	return n
-}
-
-// withPrefix copies, under Redis.shares, the entries of m for the channels
-// of app that start with prefix.
-func (c *counts) withPrefix(m map[pair]int, app, prefix string) map[string]int {
-	out := make(map[string]int)
-	c.r.withShares(func() {
-		for k, n := range m {
-			if k.app == app && strings.HasPrefix(k.name, prefix) {
-				out[k.name] = n
-			}
-		}
-	})
-	return out
-}
-
 // flush writes the changes gathered since the last flush; they are kept for
-// the next one when Redis cannot take them.
+// the next one when Redis cannot take them, and all counts are written
+// again when Redis may have taken them after all.
 func (c *counts) flush() {
-	var pending map[pair]int
-	c.r.withShares(func() { pending, c.pending = c.pending, make(map[pair]int) })
+	c.mu.Lock()
+	pending := c.pending
+	c.pending = make(map[pair]int)
+	c.mu.Unlock()
 	if len(pending) == 0 {
 		return
 	}
 	keys := make([]pair, 0, len(pending))
 	var cmds []*redis.Cmd
-	ok := c.r.call(func(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(c.r.ctx, c.r.cfg.SlowReply)
+	defer cancel()
+	err := c.r.call(ctx, func(ctx context.Context) error {
 		_, err := c.r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for k, d := range pending {
 				keys = append(keys, k)
@@ -126,14 +155,45 @@ func (c *counts) flush() {
 		})
 		return err
 	})
-	if ok {
+	switch {
+	case errors.Is(err, errDown):
+		c.mu.Lock()
+		for k, d := range pending {
+			addTo(c.pending, k, d)
+		}
+		c.mu.Unlock()
+	case err != nil:
+		c.dirty.Store(true)
+		c.report(keys, cmds) // the scripts that ran before the error
+	default:
 		c.report(keys, cmds)
-	} else {
-		c.r.withShares(func() {
-			for k, d := range pending {
-				addTo(c.pending, k, d)
+	}
+}
+
+// resync writes this node's count of every channel outright, and drops its
+// share of channels it no longer has subscribers on.
+func (c *counts) resync() {
+	c.mu.Lock()
+	byApp := make(map[string][]any)
+	for k, n := range c.local {
+		byApp[k.app] = append(byApp[k.app], k.name, n, "")
+	}
+	c.pending = make(map[pair]int)
+	c.dirty.Store(false)
+	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(c.r.ctx, c.r.period())
+	defer cancel()
+	err := c.r.call(ctx, func(ctx context.Context) error {
+		_, err := c.r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for _, app := range c.r.cfg.Apps {
+				syncScript.Eval(ctx, p, []string{c.r.channelsKey(app)}, append([]any{c.r.node}, byApp[app]...)...)
 			}
+			return nil
 		})
+		return err
+	})
+	if err != nil {
+		c.dirty.Store(true)
 	}
 }
 
@@ -142,9 +202,8 @@ func (c *counts) flush() {
 // so exactly one node reports each transition.
 func (c *counts) report(keys []pair, cmds []*redis.Cmd) {
 	for i, cmd := range cmds {
-		totals, err := cmd.Int64Slice()
-		if err == nil && len(totals) == 2 {
-			c.r.transition(keys[i], totals[0], totals[1])
+		if before, after, full, err := totals(cmd); err == nil && !full {
+			c.r.transition(keys[i], before, after)
 		}
 	}
 }

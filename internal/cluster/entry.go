@@ -1,6 +1,6 @@
 package cluster
 
-import "context"
+import "github.com/redis/go-redis/v9"
 
 // entry is the JSON of one entry of the presence, users and channels hashes:
 // each node's share and, for presence, the member's user_info.
@@ -17,17 +17,18 @@ func (e entry) total() int {
 	return t
 }
 
-// add runs addScript; before/after are the entry's totals around the change.
-func (r *Redis) add(ctx context.Context, key, field string, delta int, info string, max int) (before, after int, full bool, err error) {
-	res, err := addScript.Run(ctx, r.rdb, []string{key}, field, r.node, delta, info, max).Result()
+// totals reads addScript's answer: the entry's totals before and after the
+// change, or full when a new entry would exceed the maximum.
+func totals(cmd *redis.Cmd) (before, after int, full bool, err error) {
+	res, err := cmd.Result()
 	if err != nil {
 		return 0, 0, false, err
 	}
-	totals, ok := res.([]any)
-	if !ok || len(totals) != 2 {
+	t, ok := res.([]any)
+	if !ok || len(t) != 2 {
 		return 0, 0, true, nil
 	}
-	b, _ := totals[0].(int64)
-	a, _ := totals[1].(int64)
+	b, _ := t[0].(int64)
+	a, _ := t[1].(int64)
 	return int(b), int(a), false, nil
 }

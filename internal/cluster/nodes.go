@@ -2,11 +2,8 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/roostproject/roost/internal/hub"
 )
@@ -14,106 +11,65 @@ import (
 // flushEvery is how often subscription-count changes are written to Redis.
 const flushEvery = 100 * time.Millisecond
 
-// tickLoop flushes counts, refreshes the heartbeat and cleans up after dead
-// nodes.
+// reconcileEvery is how often, after an outage, the node checks what its
+// presence subscribers have been told against the store.
+const reconcileEvery = time.Second
+
+// tickLoop flushes counts, and after an outage writes the counts again and
+// runs the reconciliation rounds and the departures it deferred.
 func (r *Redis) tickLoop() {
 	flush := time.NewTicker(flushEvery)
 	defer flush.Stop()
-	beat := time.NewTicker(r.cfg.NodeTTL / 3)
-	defer beat.Stop()
+	var lastRound time.Time
 	for {
 		select {
 		case <-r.ctx.Done():
 			return
 		case <-flush.C:
-			r.counts.flush()
-		case <-beat.C:
-			r.heartbeat()
-			r.reapDead()
+		}
+		if r.counts.dirty.Load() && r.link.healthy.Load() {
+			r.counts.resync()
+		}
+		r.counts.flush()
+		if now := time.Now(); now.UnixNano() < r.until.Load() && now.Sub(lastRound) >= reconcileEvery {
+			lastRound = now
+			r.reconcileRound()
+		}
+		if r.settled(r.period()) {
+			r.deferred.announce(r)
 		}
 	}
 }
 
-// heartbeat refreshes this node's key. When the key was missing (Redis
-// restarted, or the node was taken for dead) or Redis was unreachable, the
-// node writes its shares again.
-func (r *Redis) heartbeat() {
-	ctx, cancel := context.WithTimeout(r.ctx, 2*time.Second)
+// reconcileSoon has the node check what its presence subscribers were told
+// for the next rounds, and on until it may announce departures.
+func (r *Redis) reconcileSoon() {
+	until := time.Now().Add(2 * reconcileEvery).UnixNano()
+	if rec := r.link.recovered.Load(); rec > 0 {
+		until = max(until, time.Unix(0, rec).Add(r.period()+2*reconcileEvery).UnixNano())
+	}
+	for {
+		old := r.until.Load()
+		if old >= until || r.until.CompareAndSwap(old, until) {
+			return
+		}
+	}
+}
+
+// reconcileRound checks once; departures only once settled (see link).
+func (r *Redis) reconcileRound() {
+	if r.cfg.Reconcile == nil || !r.link.healthy.Load() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, r.period())
 	defer cancel()
-	_, err := r.rdb.SetArgs(ctx, r.key("node", r.node), "1", redis.SetArgs{TTL: r.cfg.NodeTTL, Get: true}).Result()
-	missing := err == redis.Nil
-	if err != nil && !missing {
-		r.setHealthy(false, err)
-		return
-	}
-	wasHealthy := r.healthy.Load()
-	if err := r.rdb.SAdd(ctx, r.key("nodes"), r.node).Err(); err != nil {
-		r.setHealthy(false, err)
-		return
-	}
-	r.setHealthy(true, nil)
-	if missing || !wasHealthy {
-		r.resync(ctx)
-	}
-}
-
-// resync writes every share of this node outright.
-func (r *Redis) resync(ctx context.Context) {
-	r.shares.Lock()
-	defer r.shares.Unlock()
-	members := 0
-	_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		members = r.resyncPresence(ctx, p)
-		r.users.local.Each(func(app, user string, n int) {
-			setScript.Eval(ctx, p, []string{r.usersKey(app)}, user, r.node, n, "")
-		})
-		for k, n := range r.counts.local {
-			setScript.Eval(ctx, p, []string{r.channelsKey(k.app)}, k.name, r.node, n, "")
-		}
-		return nil
-	})
-	if err != nil {
-		r.setHealthy(false, err)
-		return
-	}
-	r.counts.pending = make(map[pair]int) // the counts written include them
-	r.log.Info("cluster state written again", "presence_members", members, "channels", len(r.counts.local))
-}
-
-// resyncPresence queues this node's presence members on p and returns how
-// many there are; r.shares is held.
-func (r *Redis) resyncPresence(ctx context.Context, p redis.Pipeliner) int {
-	n := 0
-	channels := make(map[pair]bool)
-	r.presence.local.Each(func(app, channel string, m hub.Member, conns int) {
-		if k := (pair{app, channel}); !channels[k] {
-			channels[k] = true
-			p.SAdd(ctx, r.key("node-presence", r.node), app+":"+channel)
-		}
-		setScript.Eval(ctx, p, []string{r.presenceKey(app, channel)}, m.ID, r.node, conns, m.Info)
-		n++
-	})
-	return n
-}
-
-// reapDead cleans up after every node whose heartbeat has expired.
-func (r *Redis) reapDead() {
-	var nodes []string
-	if !r.call(func(ctx context.Context) (err error) {
-		nodes, err = r.rdb.SMembers(ctx, r.key("nodes")).Result()
-		return err
-	}) {
-		return
-	}
-	for _, n := range nodes {
-		if n != r.node {
-			r.reapIfDead(n)
-		}
-	}
+	r.cfg.Reconcile(ctx, r.settled(r.period()))
 }
 
 func (r *Redis) reapIfDead(node string) {
-	r.call(func(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(r.ctx, r.period())
+	defer cancel()
+	r.call(ctx, func(ctx context.Context) error {
 		alive, err := r.rdb.Exists(ctx, r.key("node", node)).Result()
 		if err != nil || alive > 0 {
 			return err
@@ -144,7 +100,7 @@ func (r *Redis) reap(ctx context.Context, node string) error {
 			return err
 		}
 		for _, u := range gone {
-			r.Publish(&hub.Message{App: app, Channel: channel, Event: "pusher_internal:member_removed", Data: userIDJSON(u)})
+			r.Publish(hub.MemberRemoved(app, channel, u))
 			r.cfg.Observer.MemberRemoved(app, channel, u)
 		}
 	}
@@ -166,13 +122,7 @@ func (r *Redis) reapApp(ctx context.Context, app, node string) error {
 	}
 	gone, err := reapScript.Run(ctx, r.rdb, []string{r.usersKey(app)}, node).StringSlice()
 	for _, u := range gone {
-		data, _ := json.Marshal(map[string]any{"events": []map[string]any{{"name": "offline", "user_ids": []string{u}}}})
-		r.Publish(&hub.Message{App: app, Channel: hub.WatchlistPrefix + u, Event: "pusher_internal:watchlist_events", Data: string(data)})
+		r.Publish(hub.Watchlist(app, u, false))
 	}
 	return err
-}
-
-func userIDJSON(id string) string {
-	b, _ := json.Marshal(map[string]string{"user_id": id})
-	return string(b)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/roostproject/roost/internal/hub"
+	"github.com/roostproject/roost/internal/testutil"
 )
 
 // unreachable starts a node whose Redis address refuses connections.
@@ -34,59 +35,70 @@ func unreachable(t *testing.T) *Redis {
 func TestOutageAnswersLikeOneNode(t *testing.T) {
 	r := unreachable(t)
 	p := &r.presence
+	ctx := context.Background()
 	for i, step := range []struct {
 		user string
 		want bool
 	}{{"u1", true}, {"u1", false}, {"u2", true}} {
-		if first, err := p.Join("app", "presence-x", hub.Member{ID: step.user, Info: fmt.Sprint(i)}, 2); err != nil || first != step.want {
+		if first, err := p.Join(ctx, "app", "presence-x", hub.Member{ID: step.user, Info: fmt.Sprint(i)}, 2); err != nil || first != step.want {
 			t.Fatalf("join %d (%s): first %v, err %v; want %v", i, step.user, first, err, step.want)
 		}
 	}
-	if _, err := p.Join("app", "presence-x", hub.Member{ID: "u3"}, 2); err != hub.ErrChannelFull {
+	if _, err := p.Join(ctx, "app", "presence-x", hub.Member{ID: "u3"}, 2); err != hub.ErrChannelFull {
 		t.Fatalf("third member over a limit of 2: %v, want ErrChannelFull", err)
 	}
-	if m := p.Members("app", "presence-x"); !slices.Equal(m, []hub.Member{{ID: "u1", Info: "0"}, {ID: "u2", Info: "2"}}) {
-		t.Fatalf("members %+v", m)
+	if m, err := p.Members(ctx, "app", "presence-x"); err != nil || !slices.Equal(m, []hub.Member{{ID: "u1", Info: "0"}, {ID: "u2", Info: "2"}}) {
+		t.Fatalf("members %+v %v", m, err)
 	}
-	if p.Leave("app", "presence-x", "u1") || !p.Leave("app", "presence-x", "u1") {
-		t.Fatal("member_removed due at the wrong leave of a user with two connections")
+	for range 2 {
+		if last, err := p.Leave(ctx, "app", "presence-x", "u1"); last || err != nil {
+			t.Fatalf("a leave while Redis is away announced a departure: %v %v", last, err)
+		}
 	}
-	if !r.users.SignIn("app", "a") || r.users.SignIn("app", "a") {
-		t.Fatal("sign-ins do not report the user's first connection")
+	if gone := r.deferred.take(); !gone[departure{"app", "presence-x", "u1"}] || len(gone) != 1 {
+		t.Fatalf("deferred departures %v, want u1's, to be checked once Redis is back", gone)
 	}
-	if on := r.users.Online("app", []string{"a", "b"}); !slices.Equal(on, []string{"a"}) {
-		t.Fatalf("online %v, want [a]", on)
+	if first, _ := r.users.SignIn(ctx, "app", "a"); !first {
+		t.Fatal("a sign-in does not report the user's first connection")
+	}
+	if first, _ := r.users.SignIn(ctx, "app", "a"); first {
+		t.Fatal("a second sign-in reports the user's first connection")
+	}
+	if on, err := r.users.Online(ctx, "app", []string{"a", "b"}); err != nil || !slices.Equal(on, []string{"a"}) {
+		t.Fatalf("online %v %v, want [a]", on, err)
 	}
 	r.counts.Subscribed("app", "c", 2)
-	if n, all := r.counts.Count("app", "c"), r.counts.Channels("app", ""); n != 2 || all["c"] != 2 || len(all) != 1 {
+	n, _ := r.counts.Count(ctx, "app", "c")
+	if all, _ := r.counts.Channels(ctx, "app", ""); n != 2 || all["c"] != 2 || len(all) != 1 {
 		t.Fatalf("count %d, channels %v; want 2 and c:2", n, all)
 	}
 }
 
 // TestResyncWritesTheLocalShares: when Redis has lost a node's state, the
-// node writes its members, users and counts again, as the other nodes see.
+// node writes its members, users and counts again, as the other nodes see,
+// and drops a share Redis holds that the node no longer has.
 func TestResyncWritesTheLocalShares(t *testing.T) {
 	rs, _ := nodes(t, 2, 0)
 	a, b := rs[0], rs[1]
-	a.presence.Join("app", "presence-r", hub.Member{ID: "u", Info: `{"n":1}`}, 0)
-	a.users.SignIn("app", "u")
+	ctx := context.Background()
+	a.presence.Join(ctx, "app", "presence-r", hub.Member{ID: "u", Info: `{"n":1}`}, 0)
+	a.presence.Join(ctx, "app", "presence-r", hub.Member{ID: "stale"}, 0)
+	a.users.SignIn(ctx, "app", "u")
 	a.counts.Subscribed("app", "presence-r", 1)
-	a.counts.flush()
-	keys := []string{a.presenceKey("app", "presence-r"), a.usersKey("app"), a.channelsKey("app"), a.key("node", a.node)}
-	if err := a.rdb.Del(context.Background(), keys...).Err(); err != nil {
+	testutil.Eventually(t, redisWait, "the count written", func() bool {
+		n, _ := b.counts.Count(ctx, "app", "presence-r")
+		return n == 1
+	})
+	keys := []string{a.usersKey("app"), a.channelsKey("app"), a.key("node", a.node)}
+	if err := a.rdb.Del(ctx, keys...).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(b.presence.Members("app", "presence-r")) != 0 {
-		t.Fatal("the state was not deleted")
-	}
-	a.heartbeat()
-	if m := b.presence.Members("app", "presence-r"); !slices.Equal(m, []hub.Member{{ID: "u", Info: `{"n":1}`}}) {
-		t.Fatalf("members after resync: %+v", m)
-	}
-	if on := b.users.Online("app", []string{"u"}); len(on) != 1 {
-		t.Fatal("the signed-in user was not written again")
-	}
-	if n := b.counts.Count("app", "presence-r"); n != 1 {
-		t.Fatalf("count after resync %d, want 1", n)
-	}
+	a.presence.local.Leave(ctx, "app", "presence-r", "stale") // as if Redis had missed a leave
+	a.link.suspect()
+	testutil.Eventually(t, redisWait, "the state written again", func() bool {
+		m, _ := b.presence.Members(ctx, "app", "presence-r")
+		on, _ := b.users.Online(ctx, "app", []string{"u"})
+		n, _ := b.counts.Count(ctx, "app", "presence-r")
+		return slices.Equal(m, []hub.Member{{ID: "u", Info: `{"n":1}`}}) && len(on) == 1 && n == 1
+	})
 }

@@ -3,7 +3,9 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sort"
+	"sync"
 
 	"github.com/roostproject/roost/internal/hub"
 )
@@ -11,10 +13,10 @@ import (
 // presence is the cluster's hub.Presence: one Redis hash per channel, whose
 // entries hold each node's connections of a member. Its local part is this
 // node's own members: the answer while Redis is away, and what the node
-// writes again when Redis comes back.
+// writes again when Redis comes back. Joins and leaves go through opsLoop.
 type presence struct {
 	r     *Redis
-	local *hub.MemoryPresence // guarded by r.shares as well, see Redis.shares
+	local *hub.MemoryPresence
 }
 
 var _ hub.Presence = (*presence)(nil)
@@ -23,57 +25,27 @@ func (r *Redis) presenceKey(app, channel string) string { return r.key("presence
 
 // Join implements hub.Presence. The channel's limit applies to this node's
 // members first, then to the cluster's.
-func (p *presence) Join(app, channel string, m hub.Member, max int) (bool, error) {
-	var local bool
-	var err error
-	p.r.withShares(func() { local, err = p.local.Join(app, channel, m, max) })
-	if err != nil {
-		return false, err
-	}
-	var first, full bool
-	ok := p.r.call(func(ctx context.Context) error {
-		if err := p.r.rdb.SAdd(ctx, p.r.key("node-presence", p.r.node), app+":"+channel).Err(); err != nil {
-			return err
-		}
-		before, _, f, err := p.r.add(ctx, p.r.presenceKey(app, channel), m.ID, 1, m.Info, max)
-		first, full = before == 0, f
-		return err
-	})
-	switch {
-	case !ok:
-		return local, nil
-	case full:
-		p.r.withShares(func() { p.local.Leave(app, channel, m.ID) })
-		return false, hub.ErrChannelFull
-	}
-	return first, nil
+func (p *presence) Join(ctx context.Context, app, channel string, m hub.Member, max int) (bool, error) {
+	return p.r.submit(&op{ctx: ctx, kind: opJoin, app: app, channel: channel, member: m, max: max})
 }
 
 // Leave implements hub.Presence.
-func (p *presence) Leave(app, channel, user string) bool {
-	var local bool
-	p.r.withShares(func() { local = p.local.Leave(app, channel, user) })
-	last := false
-	ok := p.r.call(func(ctx context.Context) error {
-		before, after, _, err := p.r.add(ctx, p.r.presenceKey(app, channel), user, -1, "", 0)
-		last = before > 0 && after == 0
-		return err
-	})
-	if !ok {
-		return local
-	}
-	return last
+func (p *presence) Leave(ctx context.Context, app, channel, user string) (bool, error) {
+	return p.r.submit(&op{ctx: ctx, kind: opLeave, app: app, channel: channel, member: hub.Member{ID: user}})
 }
 
 // Members implements hub.Presence.
-func (p *presence) Members(app, channel string) []hub.Member {
+func (p *presence) Members(ctx context.Context, app, channel string) ([]hub.Member, error) {
 	var all map[string]string
-	ok := p.r.call(func(ctx context.Context) (err error) {
+	err := p.r.call(ctx, func(ctx context.Context) (err error) {
 		all, err = p.r.rdb.HGetAll(ctx, p.r.presenceKey(app, channel)).Result()
 		return err
 	})
-	if !ok {
-		return p.local.Members(app, channel)
+	if errors.Is(err, errDown) {
+		return p.local.Members(ctx, app, channel)
+	}
+	if err != nil {
+		return nil, err
 	}
 	out := make([]hub.Member, 0, len(all))
 	for id, v := range all {
@@ -83,5 +55,60 @@ func (p *presence) Members(app, channel string) []hub.Member {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
+	return out, nil
+}
+
+// deferred are the presence departures this node has not announced: they
+// happened while Redis was away or soon after it came back, when the node
+// cannot tell whether the user still has a connection on another node
+// whose share is not written again yet. Once the node is settled, each one
+// that the store confirms (the user is no member) is announced.
+type deferred struct {
+	mu   sync.Mutex
+	gone map[departure]bool
+}
+
+type departure struct{ app, channel, user string }
+
+func (d *deferred) add(app, channel, user string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.gone == nil {
+		d.gone = make(map[departure]bool)
+	}
+	d.gone[departure{app, channel, user}] = true
+}
+
+// take returns and forgets the deferred departures.
+func (d *deferred) take() map[departure]bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	gone := d.gone
+	d.gone = nil
+	return gone
+}
+
+// announce publishes member_removed for every deferred departure the store
+// confirms; those it cannot check wait for the next time.
+func (d *deferred) announce(r *Redis) {
+	gone := d.take()
+	if len(gone) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, r.period())
+	defer cancel()
+	for g := range gone {
+		var member bool
+		err := r.call(ctx, func(ctx context.Context) (err error) {
+			member, err = r.rdb.HExists(ctx, r.presenceKey(g.app, g.channel), g.user).Result()
+			return err
+		})
+		switch {
+		case err != nil:
+			d.add(g.app, g.channel, g.user)
+		case !member:
+			r.Publish(hub.MemberRemoved(g.app, g.channel, g.user))
+			r.cfg.Observer.MemberRemoved(g.app, g.channel, g.user)
+		}
+	}
 }

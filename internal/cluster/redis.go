@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -28,9 +29,18 @@ type Config struct {
 	Apps []string
 	// Deliver hands a message to this node's subscribers (hub.Deliver).
 	Deliver func(*hub.Message)
+	// Reconcile corrects what this node's presence subscribers have been
+	// told against the store (hub.Reconcile); the node calls it after an
+	// outage. Nil means never.
+	Reconcile func(ctx context.Context, removals bool)
 	// NodeTTL is how long a node's heartbeat lives: a node silent this long
-	// is taken for dead. Zero value means 15s.
+	// is taken for dead. It is refreshed every NodeTTL/3, the heartbeat
+	// period. Zero value means 15s.
 	NodeTTL time.Duration
+	// SlowReply is how long Redis may take to answer before the node counts
+	// it unreachable; a slower reply is only a failed call. Zero value
+	// means 3s.
+	SlowReply time.Duration
 	// Outbox is how many outbound messages may wait while Redis is slow or
 	// away; more are dropped and counted. Zero value means 65536.
 	Outbox int
@@ -48,6 +58,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.NodeTTL <= 0 {
 		c.NodeTTL = 15 * time.Second
+	}
+	if c.SlowReply <= 0 {
+		c.SlowReply = 3 * time.Second
 	}
 	if c.Outbox <= 0 {
 		c.Outbox = 65536
@@ -72,14 +85,20 @@ type Redis struct {
 	outbox   chan outbound
 	subs     subQueue
 	awaiting awaiting
-	healthy  atomic.Bool
 	dropped  atomic.Int64
+	dupes    atomic.Int64 // messages from other nodes received twice
+	seen     seen         // owned by receiveLoop
+
+	link     link     // is Redis reachable, since when, what to do about it
+	ops      chan *op // presence and user changes, for opsLoop
+	epoch    atomic.Uint64
+	until    atomic.Int64 // Unix ns: reconciliation rounds run until then
+	deferred deferred
 
 	// This node's own share of the shared state, to answer from while
-	// Redis is away and to write again when Redis comes back. shares is held
-	// while any of it changes and while resync writes it all, so that
-	// Redis never gets a share that misses a change made meanwhile.
-	shares   sync.Mutex
+	// Redis is away and to write again when Redis comes back. Presence and
+	// users change only on opsLoop, in the order Redis gets the changes;
+	// counts change under counts.mu, which guards nothing else.
 	presence presence
 	users    users
 	counts   counts
@@ -100,19 +119,25 @@ func New(cfg Config) (*Redis, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster: redis url: %w", err)
 	}
-	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = time.Second, time.Second, time.Second
-	opts.PoolTimeout, opts.MaxRetries = time.Second, 1
+	// Every call carries its own deadline; the timeouts here only back it
+	// up. A call that timed out may still have been carried out, so no
+	// call is ever retried by the client.
+	opts.DialTimeout, opts.ContextTimeoutEnabled = time.Second, true
+	opts.ReadTimeout, opts.WriteTimeout, opts.PoolTimeout = cfg.SlowReply, cfg.SlowReply, cfg.SlowReply
+	opts.MaxRetries = -1
 	r := &Redis{
 		cfg: cfg, node: strconv.FormatUint(cfg.Node, 10), rdb: redis.NewClient(opts), log: cfg.Logger,
 		outbox: make(chan outbound, cfg.Outbox), subs: subQueue{wake: make(chan struct{}, 1)},
+		ops: make(chan *op, maxQueuedOps), link: newLink(),
 	}
 	r.presence = presence{r: r, local: hub.NewMemoryPresence()}
 	r.users = users{r: r, local: hub.NewMemoryUsers()}
 	r.counts = newCounts(r)
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	r.ps = r.rdb.Subscribe(r.ctx)
-	r.heartbeat()
-	r.start(r.publishLoop, r.receiveLoop, r.subscribeLoop, r.tickLoop)
+	r.start(r.publishLoop, r.receiveLoop, r.subscribeLoop, r.opsLoop, r.tickLoop)
+	r.probe()
+	r.start(r.healthLoop)
 	return r, nil
 }
 
@@ -128,7 +153,7 @@ func (r *Redis) start(loops ...func()) {
 func (r *Redis) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	for len(r.outbox) > 0 && r.healthy.Load() && sleep(ctx, 10*time.Millisecond) {
+	for len(r.outbox) > 0 && r.link.healthy.Load() && sleep(ctx, 10*time.Millisecond) {
 	}
 	r.counts.flush()
 	r.rdb.Del(ctx, r.key("node", r.node))
@@ -144,16 +169,9 @@ func (r *Redis) State() hub.State {
 	return hub.State{Presence: &r.presence, Users: &r.users, Counts: &r.counts, Cache: cache{r}}
 }
 
-// withShares runs f with r.shares held.
-func (r *Redis) withShares(f func()) {
-	r.shares.Lock()
-	defer r.shares.Unlock()
-	f()
-}
-
 // Ready reports nil when Redis is reachable, else why the node is degraded.
 func (r *Redis) Ready() error {
-	if !r.healthy.Load() {
+	if !r.link.healthy.Load() {
 		return errors.New("redis unreachable: local delivery only, cluster traffic buffered")
 	}
 	return nil
@@ -162,6 +180,10 @@ func (r *Redis) Ready() error {
 // Dropped returns how many outbound messages were dropped because the
 // outbox was full.
 func (r *Redis) Dropped() int64 { return r.dropped.Load() }
+
+// Duplicates returns how many messages from other nodes arrived twice and
+// were delivered once.
+func (r *Redis) Duplicates() int64 { return r.dupes.Load() }
 
 // key joins the prefix and parts with ':'.
 func (r *Redis) key(parts ...string) string {
@@ -172,36 +194,44 @@ func (r *Redis) key(parts ...string) string {
 	return k
 }
 
-// setHealthy records the state of the link, logging changes.
-func (r *Redis) setHealthy(ok bool, err error) {
-	if r.healthy.Swap(ok) == ok {
-		return
+// errDown is what a call returns while Redis is known to be unreachable:
+// the caller answers from this node's own state.
+var errDown = errors.New("redis unreachable")
+
+// call runs f against Redis under ctx, unless Redis is known to be
+// unreachable (errDown). A reply that does not come in time is returned
+// as is, and has the link checked; a failure to reach Redis marks the node
+// degraded and returns errDown; an error reply is logged and returned.
+func (r *Redis) call(ctx context.Context, f func(ctx context.Context) error) error {
+	if !r.link.healthy.Load() {
+		return errDown
 	}
-	if ok {
-		r.log.Info("redis reachable: serving as a cluster node", "node", r.node, "prefix", r.cfg.Prefix)
-	} else {
-		r.log.Warn("redis unreachable: serving local connections only", "err", err)
+	err := f(ctx)
+	if err == nil || errors.Is(err, redis.Nil) {
+		return nil
+	}
+	return r.failed(err)
+}
+
+// failed sorts out an error from Redis (see call).
+func (r *Redis) failed(err error) error {
+	var reply redis.Error
+	switch {
+	case errors.As(err, &reply):
+		r.log.Error("redis refused a command", "err", err)
+		return err
+	case timedOut(err):
+		r.link.suspect()
+		return err
+	default:
+		r.down(err)
+		return errDown
 	}
 }
 
-// call runs f against Redis with a bounded wait, unless the link is known to
-// be down; it reports whether f succeeded. Only a failure to reach Redis
-// marks the node degraded; an error reply is logged.
-func (r *Redis) call(f func(ctx context.Context) error) bool {
-	if !r.healthy.Load() {
-		return false
-	}
-	ctx, cancel := context.WithTimeout(r.ctx, 2*time.Second)
-	defer cancel()
-	err := f(ctx)
-	var reply redis.Error
-	switch {
-	case err == nil || errors.Is(err, redis.Nil):
-		return true
-	case errors.As(err, &reply):
-		r.log.Error("redis refused a command", "err", err)
-	default:
-		r.setHealthy(false, err)
-	}
-	return false
+// timedOut reports an error that says Redis did not answer in time, as
+// opposed to one that says it cannot be reached.
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }

@@ -30,15 +30,36 @@ end
 return {before, after}
 `)
 
-// setScript sets one node's share of an entry outright (resync after Redis
-// lost its data). KEYS[1] hash; ARGV: field, node, count, info.
-var setScript = redis.NewScript(`
-local v = redis.call('HGET', KEYS[1], ARGV[1])
-local e
-if v then e = cjson.decode(v) else e = {n = {}} end
-if ARGV[4] ~= '' and not e.i then e.i = ARGV[4] end
-e.n[ARGV[2]] = tonumber(ARGV[3])
-redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(e))
+// syncScript makes one node's shares of a hash exactly the given ones: it
+// sets each listed field's share and removes the node's share from every
+// other field (the node writes its state again after an outage, when Redis
+// may have lost it, or kept a change the node gave up on).
+// KEYS[1] hash; ARGV[1] node, then (field, count, info) for each share.
+var syncScript = redis.NewScript(`
+local want = {}
+for i = 2, #ARGV, 3 do want[ARGV[i]] = true end
+local all = redis.call('HGETALL', KEYS[1])
+for i = 1, #all, 2 do
+  if not want[all[i]] then
+    local e = cjson.decode(all[i+1])
+    if e.n[ARGV[1]] then
+      e.n[ARGV[1]] = nil
+      if next(e.n) == nil then
+        redis.call('HDEL', KEYS[1], all[i])
+      else
+        redis.call('HSET', KEYS[1], all[i], cjson.encode(e))
+      end
+    end
+  end
+end
+for i = 2, #ARGV, 3 do
+  local v = redis.call('HGET', KEYS[1], ARGV[i])
+  local e
+  if v then e = cjson.decode(v) else e = {n = {}} end
+  if ARGV[i+2] ~= '' and not e.i then e.i = ARGV[i+2] end
+  e.n[ARGV[1]] = tonumber(ARGV[i+1])
+  redis.call('HSET', KEYS[1], ARGV[i], cjson.encode(e))
+end
 return 1
 `)
 

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 
 	"github.com/roostproject/roost/internal/hub"
 )
@@ -9,10 +10,10 @@ import (
 // users is the cluster's hub.Users: one Redis hash per app, whose entries
 // hold each node's signed-in connections of a user. Its local part is this
 // node's own users: the answer while Redis is away, and what the node writes
-// again when Redis comes back.
+// again when Redis comes back. Sign-ins and sign-outs go through opsLoop.
 type users struct {
 	r     *Redis
-	local *hub.MemoryUsers // guarded by r.shares as well, see Redis.shares
+	local *hub.MemoryUsers
 }
 
 var _ hub.Users = (*users)(nil)
@@ -20,46 +21,30 @@ var _ hub.Users = (*users)(nil)
 func (r *Redis) usersKey(app string) string { return r.key("users", app) }
 
 // SignIn implements hub.Users.
-func (u *users) SignIn(app, user string) bool {
-	var local bool
-	u.r.withShares(func() { local = u.local.SignIn(app, user) })
-	first := false
-	if !u.r.call(func(ctx context.Context) error {
-		before, _, _, err := u.r.add(ctx, u.r.usersKey(app), user, 1, "", 0)
-		first = before == 0
-		return err
-	}) {
-		return local
-	}
-	return first
+func (u *users) SignIn(ctx context.Context, app, user string) (bool, error) {
+	return u.r.submit(&op{ctx: ctx, kind: opSignIn, app: app, member: hub.Member{ID: user}})
 }
 
 // SignOut implements hub.Users.
-func (u *users) SignOut(app, user string) bool {
-	var local bool
-	u.r.withShares(func() { local = u.local.SignOut(app, user) })
-	last := false
-	if !u.r.call(func(ctx context.Context) error {
-		before, after, _, err := u.r.add(ctx, u.r.usersKey(app), user, -1, "", 0)
-		last = before > 0 && after == 0
-		return err
-	}) {
-		return local
-	}
-	return last
+func (u *users) SignOut(ctx context.Context, app, user string) (bool, error) {
+	return u.r.submit(&op{ctx: ctx, kind: opSignOut, app: app, member: hub.Member{ID: user}})
 }
 
 // Online implements hub.Users.
-func (u *users) Online(app string, ids []string) []string {
+func (u *users) Online(ctx context.Context, app string, ids []string) ([]string, error) {
 	if len(ids) == 0 {
-		return nil
+		return nil, nil
 	}
 	var vals []any
-	if !u.r.call(func(ctx context.Context) (err error) {
+	err := u.r.call(ctx, func(ctx context.Context) (err error) {
 		vals, err = u.r.rdb.HMGet(ctx, u.r.usersKey(app), ids...).Result()
 		return err
-	}) {
-		return u.local.Online(app, ids)
+	})
+	if errors.Is(err, errDown) {
+		return u.local.Online(ctx, app, ids)
+	}
+	if err != nil {
+		return nil, err
 	}
 	var out []string
 	for i, v := range vals {
@@ -67,5 +52,5 @@ func (u *users) Online(app string, ids []string) []string {
 			out = append(out, ids[i])
 		}
 	}
-	return out
+	return out, nil
 }

@@ -16,7 +16,7 @@ import (
 // on any node cancels them.
 
 // transition reports the change of a channel's cluster-wide count.
-func (r *Redis) transition(k pair, before, after int64) {
+func (r *Redis) transition(k pair, before, after int) {
 	switch {
 	case before == 0 && after > 0:
 		r.cfg.Observer.ChannelOccupied(k.app, k.name)
@@ -51,7 +51,9 @@ return 0
 func (p *Pending) Apply(ops []webhook.Op) {
 	cmds := make([]*redis.IntCmd, len(ops))
 	takes := make([]*redis.Cmd, len(ops))
-	ok := p.r.call(func(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(p.r.ctx, p.r.cfg.SlowReply)
+	defer cancel()
+	err := p.r.call(ctx, func(ctx context.Context) error {
 		_, err := p.r.rdb.Pipelined(ctx, func(pipe redis.Pipeliner) error {
 			for i, op := range ops {
 				key := p.r.key("webhook", op.Key)
@@ -70,7 +72,7 @@ func (p *Pending) Apply(ops []webhook.Op) {
 	})
 	for i := range ops {
 		switch {
-		case !ok:
+		case err != nil:
 			ops[i].Found = ops[i].Kind == webhook.OpTake
 		case cmds[i] != nil:
 			ops[i].Found = cmds[i].Val() > 0

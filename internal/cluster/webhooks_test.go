@@ -79,7 +79,7 @@ func TestDeadNodeTransitionsReportedOnce(t *testing.T) {
 	dead.counts.Subscribed("app", "solo", 1)
 	rs[0].counts.flush()
 	dead.counts.flush()
-	dead.presence.Join("app", "presence-z", hub.Member{ID: "ghost"}, 100)
+	dead.presence.Join(t.Context(), "app", "presence-z", hub.Member{ID: "ghost"}, 100)
 	dead.cancel() // no goodbye: the heartbeat just expires
 	dead.ps.Close()
 	dead.wg.Wait()

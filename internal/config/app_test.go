@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -135,6 +136,31 @@ func BenchmarkLoadExample(b *testing.B) {
 	for b.Loop() {
 		if _, err := Parse(example, nil); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+func TestCheckAppAppliesDefaultsAndTheFileRules(t *testing.T) {
+	a := App{ID: "db-app", Key: "db-key", Secret: "s"}
+	if err := CheckApp(&a); err != nil {
+		t.Fatalf("CheckApp(valid app) = %v", err)
+	}
+	if !a.IsEnabled() || a.MaxPresenceMembers != 100 || a.MaxPresenceUserInfo != 1024 {
+		t.Errorf("defaults not applied: %+v", a)
+	}
+	bad := App{ID: "bad id", Key: "k", MaxConnections: -2}
+	err := CheckApp(&bad)
+	for _, want := range []string{`config: id: "bad id" may only hold`, "config: secret: must not be empty", "config: max_connections: must be >= 0, got -2"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckApp(bad) = %v, want it to contain %q", err, want)
+		}
+	}
+}
+
+func TestCheckName(t *testing.T) {
+	for name, ok := range map[string]bool{"app-key": true, "a.b_c-1": true, "": false, "a b": false, "ключ": false, "a/b": false} {
+		if err := CheckName(name); (err == nil) != ok {
+			t.Errorf("CheckName(%q) = %v, want ok=%v", name, err, ok)
 		}
 	}
 }

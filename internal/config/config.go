@@ -70,6 +70,18 @@ type Config struct {
 	// with the in-process broker.
 	Redis Redis `yaml:"redis" help:"join nodes into a cluster through Redis"`
 
+	// AppStore serves apps from a database table besides Apps. Zero value
+	// means apps come only from Apps (the file and ROOST_APP_*).
+	AppStore AppStore `yaml:"app_store" help:"serve apps from a PostgreSQL or MySQL table with soketi's columns, besides apps (which win on a clash)"`
+
+	// Admin protects the admin API (/admin/apps). Zero value means the
+	// admin API is off.
+	Admin Admin `yaml:"admin" help:"the admin API (/admin/apps) that lists and changes apps"`
+
+	// Metrics says where /metrics and the debug endpoints are served and
+	// who may read them.
+	Metrics Metrics `yaml:"metrics" help:"where /metrics and the debug endpoints are served, and who may read them"`
+
 	// Warnings are problems that did not stop Load, such as ROOST_*
 	// variables that are not settings; the server logs them at start.
 	Warnings []string `yaml:"-"`
@@ -128,10 +140,60 @@ type Limits struct {
 	// upgrade request and API requests.
 	MaxHeaderBytes int `yaml:"max_header_bytes" env:"ROOST_MAX_HEADER_BYTES" default:"16KiB" unit:"bytes" check:"positive" help:"largest HTTP request headers"`
 
+	// APIBodyTimeout bounds reading one HTTP API request body, counted
+	// from when the request has passed its signature check; a body still
+	// incomplete then is answered 408 and its connection closed.
+	APIBodyTimeout time.Duration `yaml:"api_body_timeout" env:"ROOST_API_BODY_TIMEOUT" default:"10s" check:"positive" help:"time to receive one HTTP API request body; slower ones get 408 and are disconnected"`
+
+	// APIRequestsPerIP caps the HTTP API requests one client address may
+	// have in progress at once; more get 429. Behind a proxy every client
+	// shares the proxy's address.
+	APIRequestsPerIP int `yaml:"api_requests_per_ip" env:"ROOST_API_REQUESTS_PER_IP" default:"32" check:"positive" help:"HTTP API requests one client address may have in progress at once; more get 429"`
+
+	// APIBodyMemory caps the bytes of HTTP API request bodies being
+	// received at once, across all clients, counting each body at its
+	// Content-Length (max_body_size when unknown); requests past it get
+	// 503. One request is always admitted when none is in progress.
+	APIBodyMemory int `yaml:"api_body_memory" env:"ROOST_API_BODY_MEMORY" default:"64MiB" unit:"bytes" check:"positive" help:"HTTP API request bodies being received at once, all clients together; more get 503"`
+
 	// ClientEventsPerSecond is how many client events one connection may
 	// send per second before it gets pusher:error 4301 (Pusher docs,
 	// "Client events").
 	ClientEventsPerSecond int `yaml:"client_events_per_second" env:"ROOST_CLIENT_EVENTS_PER_SECOND" default:"10" check:"positive" help:"client events one connection may send per second; more get error 4301"`
+
+	// MaxSubscriptionsPerConnection caps the channels one connection may
+	// subscribe to (pending subscriptions included; the channels a sign-in
+	// joins are not counted); a subscription over it gets
+	// pusher:subscription_error LimitReached. At most 10,000: the session
+	// counts a connection's subscriptions in 16 bits.
+	MaxSubscriptionsPerConnection int `yaml:"max_subscriptions_per_connection" env:"ROOST_MAX_SUBSCRIPTIONS_PER_CONNECTION" default:"100" check:"positive,max=10000" help:"channels one connection may subscribe to; more get subscription_error LimitReached"`
+
+	// MaxConnections caps the node's WebSocket connections; a handshake
+	// over it is answered HTTP 503 with Retry-After, before the upgrade.
+	// Zero value means the file limit less max(64, 5%), so that the
+	// descriptors left serve the HTTP API, /metrics, health checks and the
+	// refusals themselves.
+	MaxConnections int `yaml:"max_connections" env:"ROOST_MAX_CONNECTIONS" default:"0" check:"min=0" help:"WebSocket connections on this node, more get HTTP 503; 0 means the file limit less max(64, 5%)"`
+
+	// MaxConnectionsPerIP caps the WebSocket connections from one client
+	// address. Zero value means unlimited: behind a proxy or load balancer
+	// every client has the proxy's address.
+	MaxConnectionsPerIP int `yaml:"max_connections_per_ip" env:"ROOST_MAX_CONNECTIONS_PER_IP" default:"0" check:"min=0" help:"WebSocket connections from one client address, more get HTTP 503; 0 means unlimited (behind a proxy all clients share its address)"`
+
+	// HandshakesPerSecond caps new WebSocket connections per second on the
+	// node, with a burst of one second's worth. Zero value means unlimited.
+	HandshakesPerSecond int `yaml:"handshakes_per_second" env:"ROOST_HANDSHAKES_PER_SECOND" default:"0" check:"min=0" help:"new WebSocket connections per second on this node (bursts of one second's worth), more get HTTP 503; 0 means unlimited"`
+
+	// HandshakesPerSecondPerIP caps new WebSocket connections per second
+	// from one client address, with a burst of one second's worth. Zero
+	// value means unlimited.
+	HandshakesPerSecondPerIP int `yaml:"handshakes_per_second_per_ip" env:"ROOST_HANDSHAKES_PER_SECOND_PER_IP" default:"0" check:"min=0" help:"new WebSocket connections per second from one client address, more get HTTP 503; 0 means unlimited"`
+
+	// MaxMemory is the memory ceiling, in bytes of memory the Go runtime
+	// holds, above which new WebSocket connections get HTTP 503 rather than
+	// the OOM killer taking every open one. Zero value means 80% of the
+	// cgroup's memory.max, or no ceiling outside a limited cgroup.
+	MaxMemory int `yaml:"max_memory" env:"ROOST_MAX_MEMORY" default:"0" unit:"bytes" check:"min=0" help:"Go memory above which new WebSocket connections get HTTP 503; 0 means 80% of the cgroup's memory.max, or none"`
 }
 
 // Log configures the server's log/slog output.
@@ -152,4 +214,42 @@ type Redis struct {
 	// Prefix starts every Redis key and channel name roost uses, so several
 	// clusters can share one Redis.
 	Prefix string `yaml:"prefix" env:"ROOST_REDIS_PREFIX" flag:"redis-prefix" default:"roost" help:"starts every Redis key and topic, so clusters can share one Redis"`
+}
+
+// AppStore configures the database apps are read from: a table with
+// soketi's columns, read lazily and cached (docs/apps.md).
+type AppStore struct {
+	// URL is "postgres://user:pass@host:5432/db" or
+	// "mysql://user:pass@host:3306/db". Zero value means no database.
+	URL string `yaml:"url" env:"ROOST_APPS_URL" flag:"apps-url" default:"" check:"apps_url" help:"postgres://user:pass@host/db or mysql://user:pass@host:3306/db; empty means apps come only from apps and ROOST_APP_*"`
+	// Table is the table holding the apps, optionally schema-qualified.
+	Table string `yaml:"table" env:"ROOST_APPS_TABLE" default:"apps" check:"sql_name" help:"the table of apps (soketi's columns), optionally schema.table"`
+	// Refresh is how often cached apps are read again, so a change in the
+	// table (a disabled app, a new secret) takes effect within it.
+	Refresh time.Duration `yaml:"refresh" env:"ROOST_APPS_REFRESH" default:"10s" check:"positive" help:"cached apps are read again this often; a change in the table takes effect within it"`
+	// UnknownTTL is how long a key or id the table does not hold is
+	// remembered as unknown, so a flood of bad keys cannot hammer the
+	// database.
+	UnknownTTL time.Duration `yaml:"unknown_ttl" env:"ROOST_APPS_UNKNOWN_TTL" default:"5s" check:"positive" help:"a key or id the table lacks is answered unknown from memory this long"`
+	// Wait bounds how long a handshake or API request waits for an app
+	// that is not cached yet.
+	Wait time.Duration `yaml:"wait" env:"ROOST_APPS_WAIT" default:"2s" check:"positive" help:"a handshake or API request waits this long for an app that is not cached"`
+}
+
+// Admin configures the admin API.
+type Admin struct {
+	// Token is the bearer token the admin API requires. Zero value means
+	// the admin API answers 404.
+	Token string `yaml:"token" env:"ROOST_ADMIN_TOKEN" default:"" check:"token" help:"bearer token for /admin/apps, at least 16 characters; empty turns the admin API off"`
+}
+
+// Metrics configures the Prometheus endpoint and the debug endpoints.
+type Metrics struct {
+	// Addr is a separate "host:port" for /metrics and the debug endpoints,
+	// which then leave the main address. Zero value means the main address.
+	Addr string `yaml:"addr" env:"ROOST_METRICS_ADDR" default:"" check:"optional_hostport" help:"serve /metrics and the debug endpoints on this host:port only, not on addr; empty means on addr"`
+	// Token, when set, is the bearer token /metrics and the debug endpoints
+	// require (Authorization: Bearer <token>); others get 401. Zero value
+	// means no token.
+	Token string `yaml:"token" env:"ROOST_METRICS_TOKEN" default:"" help:"when set, /metrics and the debug endpoints need the header Authorization: Bearer <token>"`
 }

@@ -50,6 +50,11 @@ func (c *Config) IsDevelopment() bool {
 	return a.ID == devAppID && a.Key == devAppKey && a.Secret == devAppSecret
 }
 
+// HasPublicSecret reports whether the app signs with the development app's
+// secret, which is public: the server must not be reachable from other
+// hosts while it serves such an app.
+func (a *App) HasPublicSecret() bool { return a.Secret == devAppSecret }
+
 // applyDefaults fills every unset setting with the default in its tag. It
 // is the one place defaults are applied, after every source. Two defaults
 // are not constants: no apps means the development app, and loops 0 means

@@ -88,3 +88,24 @@ func TestExampleIsValidYAMLWithShortLines(t *testing.T) {
 		}
 	}
 }
+
+// TestSecurityGuideNamesEveryLimit: docs/security.md states every limit an
+// operator can set, so a new limit cannot ship without its line there.
+func TestSecurityGuideNamesEveryLimit(t *testing.T) {
+	guide, err := os.ReadFile("../../docs/security.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(Markdown(), "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 2 {
+			continue
+		}
+		key := strings.Trim(strings.TrimSpace(cells[1]), "`")
+		limit := strings.HasPrefix(key, "limits.") || strings.HasPrefix(key, "apps[].max_") ||
+			key == "apps[].allowed_origins" || strings.HasPrefix(key, "metrics.") || key == "admin.token"
+		if limit && !strings.Contains(string(guide), "`"+key+"`") {
+			t.Errorf("docs/security.md does not name the limit %s", key)
+		}
+	}
+}

@@ -136,7 +136,7 @@ func yamlList(n *yaml.Node) (any, error) {
 	if n.Kind != yaml.SequenceNode {
 		return nil, expected("a list", n)
 	}
-	items := make([]string, 0, len(n.Content))
+	var items []string // an empty list is unset, as an absent one
 	for _, item := range n.Content {
 		item = resolve(item)
 		if isNull(item) {

@@ -28,7 +28,16 @@ limits:
   write_timeout: 3s
   handshake_timeout: 2s
   max_header_bytes: 8KiB
+  api_body_timeout: 4s
+  api_requests_per_ip: 8
+  api_body_memory: 16MiB
   client_events_per_second: 20
+  max_subscriptions_per_connection: 300
+  max_connections: 900
+  max_connections_per_ip: 30
+  handshakes_per_second: 500
+  handshakes_per_second_per_ip: 5
+  max_memory: 1GiB
 apps:
   - id: "1"
     key: k1
@@ -36,9 +45,13 @@ apps:
     enabled: false
     client_events: true
     subscription_count: true
+    allowed_origins: [example.com, "*.example.org"]
     max_connections: 500
     max_presence_members: 50
     max_presence_user_info: 2KiB
+    max_backend_events_per_sec: 300
+    max_read_req_per_sec: 40
+    max_client_events_per_sec: 400
     webhooks:
       - url: https://hooks.example/pusher
         event_types: [channel_occupied, member_added]
@@ -52,6 +65,9 @@ webhooks:
   queue_bytes: 1MiB
 log: {level: debug, format: json}
 redis: {url: "redis://localhost:6379/0", prefix: chat}
+app_store: {url: "postgres://roost@db/roost", table: roost.apps, refresh: 3s, unknown_ttl: 1s, wait: 500ms}
+admin: {token: "0123456789abcdef0123"}
+metrics: {addr: "127.0.0.1:9601", token: t0ken}
 `
 
 // fullConfig is what fullYAML loads as.
@@ -68,11 +84,15 @@ func fullConfig() Config {
 		Limits: Limits{
 			MaxMessageSize: 32 << 10, MaxBodySize: 2e6, MaxEventData: 20480, WriteBacklog: 512 << 10,
 			WriteTimeout: 3 * time.Second, HandshakeTimeout: 2 * time.Second,
-			MaxHeaderBytes: 8 << 10, ClientEventsPerSecond: 20,
+			MaxHeaderBytes: 8 << 10, APIBodyTimeout: 4 * time.Second, APIRequestsPerIP: 8,
+			APIBodyMemory: 16 << 20, ClientEventsPerSecond: 20, MaxSubscriptionsPerConnection: 300,
+			MaxConnections: 900, MaxConnectionsPerIP: 30, HandshakesPerSecond: 500, HandshakesPerSecondPerIP: 5,
+			MaxMemory: 1 << 30,
 		},
 		Apps: []App{
 			{ID: "1", Key: "k1", Secret: "s1", Enabled: &f, ClientEvents: true, SubscriptionCount: true,
-				MaxConnections: 500, MaxPresenceMembers: 50, MaxPresenceUserInfo: 2048,
+				AllowedOrigins: []string{"example.com", "*.example.org"}, MaxConnections: 500, MaxPresenceMembers: 50,
+				MaxPresenceUserInfo: 2048, MaxBackendEventsPerSec: 300, MaxReadReqPerSec: 40, MaxClientEventsPerSec: 400,
 				Webhooks: []Webhook{{URL: "https://hooks.example/pusher", EventTypes: []string{"channel_occupied", "member_added"}}}},
 			{ID: "app-2", Key: "k2", Secret: "s2", Enabled: &t, MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024},
 		},
@@ -80,6 +100,10 @@ func fullConfig() Config {
 			Timeout: 3 * time.Second, RetryFor: time.Minute, QueueBytes: 1 << 20},
 		Log:   Log{Level: "debug", Format: "json"},
 		Redis: Redis{URL: "redis://localhost:6379/0", Prefix: "chat"},
+		AppStore: AppStore{URL: "postgres://roost@db/roost", Table: "roost.apps", Refresh: 3 * time.Second,
+			UnknownTTL: time.Second, Wait: 500 * time.Millisecond},
+		Admin:   Admin{Token: "0123456789abcdef0123"},
+		Metrics: Metrics{Addr: "127.0.0.1:9601", Token: "t0ken"},
 	}
 }
 
@@ -111,14 +135,16 @@ func TestDefault(t *testing.T) {
 		Limits: Limits{
 			MaxMessageSize: 65536, MaxBodySize: 1 << 20, MaxEventData: 10240, WriteBacklog: 1 << 20,
 			WriteTimeout: 10 * time.Second, HandshakeTimeout: 5 * time.Second,
-			MaxHeaderBytes: 16384, ClientEventsPerSecond: 10,
+			MaxHeaderBytes: 16384, APIBodyTimeout: 10 * time.Second, APIRequestsPerIP: 32,
+			APIBodyMemory: 64 << 20, ClientEventsPerSecond: 10, MaxSubscriptionsPerConnection: 100,
 		},
 		Apps: []App{{ID: "app-id", Key: "app-key", Secret: "app-secret", Enabled: &enabled, ClientEvents: true,
 			MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024}},
 		Webhooks: Webhooks{Delay: 3 * time.Second, BatchWait: 250 * time.Millisecond, BatchMax: 50,
 			Timeout: 5 * time.Second, RetryFor: 5 * time.Minute, QueueBytes: 8 << 20},
-		Log:   Log{Level: "info", Format: "text"},
-		Redis: Redis{Prefix: "roost"},
+		Log:      Log{Level: "info", Format: "text"},
+		Redis:    Redis{Prefix: "roost"},
+		AppStore: AppStore{Table: "apps", Refresh: 10 * time.Second, UnknownTTL: 5 * time.Second, Wait: 2 * time.Second},
 	}
 	assertConfig(t, c, want)
 	if err := c.validate(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -18,17 +19,27 @@ type rule func(v any) error
 // after "=" ("min=10" gives "10"). "unique" is not here: it compares the
 // entries of a list rather than one value (see validator.unique).
 var ruleMakers = map[string]func(arg string) (rule, error){
-	"positive":   noArg(positive),
-	"min":        intBound("min", func(n, b int) bool { return n >= b }, ">="),
-	"max":        intBound("max", func(n, b int) bool { return n <= b }, "<="),
-	"seconds":    noArg(wholeSeconds),
-	"hostport":   noArg(hostPort),
+	"positive": noArg(positive),
+	"min":      intBound("min", func(n, b int) bool { return n >= b }, ">="),
+	"max":      intBound("max", func(n, b int) bool { return n <= b }, "<="),
+	"seconds":  noArg(wholeSeconds),
+	"hostport": noArg(hostPort),
+	"optional_hostport": noArg(func(v any) error {
+		if v.(string) == "" {
+			return nil
+		}
+		return hostPort(v)
+	}),
+	"origins":    noArg(originPatterns),
 	"transport":  noArg(oneOf(TransportAuto, TransportEpoll, TransportPortable)),
 	"log_level":  noArg(oneOf("debug", "info", "warn", "error")),
 	"log_format": noArg(oneOf("text", "json")),
 	"name":       noArg(name),
 	"required":   noArg(required),
 	"redis_url":  noArg(redisURL),
+	"apps_url":   noArg(appsURL),
+	"sql_name":   noArg(sqlName),
+	"token":      noArg(token),
 	"http_url":   noArg(httpURL),
 
 	"webhook_events": noArg(webhookEvents),
@@ -142,6 +153,64 @@ func redisURL(v any) error {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
 		return errors.New("want redis://host:port or rediss://host:port")
+	}
+	return nil
+}
+
+// appsURL checks a URL, if any, is postgres://, postgresql:// or mysql://
+// with a host. Like redisURL it never quotes the URL back.
+func appsURL(v any) error {
+	s := v.(string)
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	ok := err == nil && u.Host != "" && slices.Contains([]string{"postgres", "postgresql", "mysql"}, u.Scheme)
+	if !ok {
+		return errors.New("want postgres://user:pass@host/db or mysql://user:pass@host:3306/db")
+	}
+	return nil
+}
+
+// sqlName checks a table name is one or two plain SQL identifiers
+// ("apps", "roost.apps"): it is written into queries, so nothing that
+// would need quoting is allowed.
+func sqlName(v any) error {
+	s := v.(string)
+	for part := range strings.SplitSeq(s, ".") {
+		if !isIdentifier(part) {
+			return fmt.Errorf("%q is not a table name: letters, digits and '_', not starting with a digit, optionally schema.table", s)
+		}
+	}
+	if strings.Count(s, ".") > 1 {
+		return fmt.Errorf("%q is not a table name: at most schema.table", s)
+	}
+	return nil
+}
+
+// isIdentifier reports whether s is a plain SQL identifier.
+func isIdentifier(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// minTokenLen is the shortest admin token accepted: shorter ones can be
+// guessed.
+const minTokenLen = 16
+
+// token checks an admin token, if any, is long enough. It is never quoted
+// back.
+func token(v any) error {
+	if s := v.(string); s != "" && len(s) < minTokenLen {
+		return fmt.Errorf("must be at least %d characters", minTokenLen)
 	}
 	return nil
 }

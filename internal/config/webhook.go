@@ -31,9 +31,9 @@ var WebhookEventTypes = []string{
 type Webhook struct {
 	// URL receives the signed POSTs: http:// or https://. Redirects are not
 	// followed. Zero value is invalid.
-	URL string `yaml:"url" env:"ROOST_APP_WEBHOOK_URL" default:"" example:"https://backend.example/pusher/webhooks" check:"http_url,unique" help:"http:// or https:// URL the app's webhooks are POSTed to, signed with the app secret"`
+	URL string `yaml:"url" json:"url" env:"ROOST_APP_WEBHOOK_URL" default:"" example:"https://backend.example/pusher/webhooks" check:"http_url,unique" help:"http:// or https:// URL the app's webhooks are POSTed to, signed with the app secret"`
 	// EventTypes are the events sent to URL. Zero value (empty) means all.
-	EventTypes []string `yaml:"event_types" env:"ROOST_APP_WEBHOOK_EVENT_TYPES" default:"" example:"channel_occupied,channel_vacated" check:"webhook_events" help:"events sent to url: channel_occupied, channel_vacated, member_added, member_removed, client_event, cache_miss, subscription_count; empty means all"`
+	EventTypes []string `yaml:"event_types" json:"event_types,omitempty" env:"ROOST_APP_WEBHOOK_EVENT_TYPES" default:"" example:"channel_occupied,channel_vacated" check:"webhook_events" help:"events sent to url: channel_occupied, channel_vacated, member_added, member_removed, client_event, cache_miss, subscription_count; empty means all"`
 }
 
 // Wants reports whether the webhook takes events of type name.

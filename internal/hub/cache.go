@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -16,15 +17,19 @@ type Cache interface {
 	// Put keeps m as its channel's last event; the cache owns m from then
 	// on. It must not block.
 	Put(m *Message)
-	// Get returns a channel's last event and its remaining time to live.
-	Get(app, channel string) (m Message, ttl time.Duration, ok bool)
+	// Get returns a channel's last event and its remaining time to live;
+	// ok is false when nothing is cached.
+	Get(ctx context.Context, app, channel string) (m Message, ttl time.Duration, ok bool, err error)
 }
 
 // Cached returns the data of the event cached on a cache channel and its
-// remaining time to live (the HTTP API's info=cache).
-func (h *Hub) Cached(app, channel string) (data string, ttl time.Duration, ok bool) {
-	m, ttl, ok := h.cache.Get(app, channel)
-	return m.Data, ttl, ok
+// remaining time to live (the HTTP API's info=cache), waiting for the store
+// at most StoreWait.
+func (h *Hub) Cached(ctx context.Context, app, channel string) (data string, ttl time.Duration, ok bool, err error) {
+	ctx, cancel := h.bounded(ctx)
+	defer cancel()
+	m, ttl, ok, err := h.cache.Get(ctx, app, channel)
+	return m.Data, ttl, ok, unavailable(err)
 }
 
 // cachePut keeps m if it is the new last event of a cache channel.
@@ -38,17 +43,8 @@ func (h *Hub) cachePut(m *Message) {
 }
 
 // cacheable: only apps' own events on cache channels are cached, never
-// member or count events.
+// client events, member events or counts.
 func cacheable(m *Message) bool {
-	return pusher.KindOf(m.Channel).IsCache() && !strings.HasPrefix(m.Event, "pusher")
-}
-
-// CachedFrame returns the frame of the event cached on a cache channel, as
-// a new subscriber receives it right after subscription_succeeded.
-func (h *Hub) CachedFrame(app, channel string) ([]byte, bool) {
-	m, _, ok := h.cache.Get(app, channel)
-	if !ok {
-		return nil, false
-	}
-	return h.encode(&m), true
+	return pusher.KindOf(m.Channel).IsCache() && !m.Terminate &&
+		!strings.HasPrefix(m.Event, "pusher") && !strings.HasPrefix(m.Event, pusher.ClientEventPrefix)
 }

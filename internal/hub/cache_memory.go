@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -18,6 +19,8 @@ type MemoryCache struct {
 }
 
 var _ Cache = (*MemoryCache)(nil)
+
+func (*MemoryCache) inMemory() {}
 
 type cacheEntry struct {
 	m       Message
@@ -53,13 +56,13 @@ func (c *MemoryCache) sweep(now time.Time) {
 }
 
 // Get implements Cache.
-func (c *MemoryCache) Get(app, channel string) (Message, time.Duration, bool) {
+func (c *MemoryCache) Get(_ context.Context, app, channel string) (Message, time.Duration, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[channelKey{app, channel}]
 	ttl := e.expires.Sub(c.now())
 	if !ok || ttl <= 0 {
-		return Message{}, 0, false
+		return Message{}, 0, false, nil
 	}
-	return e.m, ttl, true
+	return e.m, ttl, true, nil
 }

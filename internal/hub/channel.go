@@ -3,6 +3,8 @@ package hub
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/roostproject/roost/internal/pusher"
 )
 
 // Channel is one channel of one app with at least one local subscriber.
@@ -19,18 +21,37 @@ type Channel struct {
 	// ready: the broker delivers the channel's messages from other nodes;
 	// guarded by mu (it sits here, beside count, to keep the struct small).
 	ready bool
+	kind  pusher.Kind // read from name, kept beside ready to cost no space
 	// shards[i] lists the subscribers owned by shard i, nil when it has
 	// none (the list is guarded by that shard's mutex, Hub.locks[i]).
 	shards []atomic.Pointer[shardList]
 
 	mu sync.Mutex    // guards ready and x
-	x  *channelExtra // subscription-count throttle and waiting joins, or nil
+	x  *channelExtra // subscription-count throttle, waiting joins, view, or nil
 }
 
 // channelExtra is what only some channels need.
 type channelExtra struct {
 	counts  countState
 	waiters []waiter // joins waiting for ready
+	members *view    // a presence channel's members as this node knows them
+	cached  *cached  // a cache channel's last event as this node knows it
+}
+
+// presence returns x.members, allocating it; Channel.mu is held.
+func (x *channelExtra) presence() *view {
+	if x.members == nil {
+		x.members = &view{}
+	}
+	return x.members
+}
+
+// last returns x.cached, allocating it; Channel.mu is held.
+func (x *channelExtra) last() *cached {
+	if x.cached == nil {
+		x.cached = &cached{}
+	}
+	return x.cached
 }
 
 // extra returns c.x, allocating it; c.mu is held.

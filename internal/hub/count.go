@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"context"
 	"strconv"
 	"time"
 )
@@ -17,7 +18,9 @@ const (
 // Channel.mu.
 type countState struct {
 	last    time.Time
-	pending bool
+	pending bool // a count is due later (the throttle)
+	reading bool // a count is being read from the store
+	again   bool // the count changed while it was read: read it again
 }
 
 // CountChanged sends ch's new subscription count to its subscribers, now or,
@@ -54,13 +57,37 @@ func (h *Hub) sendLater(ch *Channel) {
 	h.publishCount(ch)
 }
 
-// publishCount publishes the count, unless the channel is empty.
+// publishCount reads the channel's count from the store, off the caller's
+// goroutine, and publishes it unless the channel is empty. One read per
+// channel is under way at a time; changes meanwhile are covered by one more.
 func (h *Hub) publishCount(ch *Channel) {
-	n := h.counts.Count(ch.app, ch.name)
-	if n == 0 {
+	ch.mu.Lock()
+	c := &ch.extra().counts
+	if c.reading {
+		c.again = true
+		ch.mu.Unlock()
 		return
 	}
-	h.observer.SubscriptionCount(ch.app, ch.name, n)
-	data := `{"subscription_count":` + strconv.Itoa(n) + `}`
-	h.broker.Publish(&Message{App: ch.app, Channel: ch.name, Event: "pusher_internal:subscription_count", Data: data})
+	c.reading = true
+	ch.mu.Unlock()
+	h.background(func(ctx context.Context) { h.sendCounts(ctx, ch) })
+}
+
+func (h *Hub) sendCounts(ctx context.Context, ch *Channel) {
+	for {
+		n, err := h.counts.Count(ctx, ch.app, ch.name)
+		if err == nil && n > 0 {
+			h.observer.SubscriptionCount(ch.app, ch.name, n)
+			data := `{"subscription_count":` + strconv.Itoa(n) + `}`
+			h.broker.Publish(&Message{App: ch.app, Channel: ch.name, Event: "pusher_internal:subscription_count", Data: data})
+		}
+		ch.mu.Lock()
+		c := &ch.extra().counts
+		again := c.again && err == nil
+		c.reading, c.again = again, false
+		ch.mu.Unlock()
+		if !again {
+			return
+		}
+	}
 }

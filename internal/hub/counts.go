@@ -1,5 +1,7 @@
 package hub
 
+import "context"
+
 // Counts keeps the number of subscriptions to each channel, for the HTTP
 // API's channel queries and subscription_count events.
 type Counts interface {
@@ -7,8 +9,8 @@ type Counts interface {
 	// channel. The hub calls it with Hub.mu held: it must not block.
 	Subscribed(app, channel string, delta int)
 	// Count returns a channel's subscriptions.
-	Count(app, channel string) int
+	Count(ctx context.Context, app, channel string) (int, error)
 	// Channels returns every occupied channel of app whose name starts with
 	// prefix, with its number of subscriptions.
-	Channels(app, prefix string) map[string]int
+	Channels(ctx context.Context, app, prefix string) (map[string]int, error)
 }

@@ -1,6 +1,9 @@
 package hub
 
-import "strings"
+import (
+	"context"
+	"strings"
+)
 
 // memoryCounts is the single-node Counts: it reads the counts the hub keeps
 // on its channels anyway, so it costs no memory of its own.
@@ -8,19 +11,21 @@ type memoryCounts struct{ h *Hub }
 
 var _ Counts = memoryCounts{}
 
+func (memoryCounts) inMemory() {}
+
 // Subscribed does nothing: Acquire and Release keep Channel.count.
 func (memoryCounts) Subscribed(app, channel string, delta int) {}
 
 // Count implements Counts.
-func (c memoryCounts) Count(app, channel string) int {
+func (c memoryCounts) Count(_ context.Context, app, channel string) (int, error) {
 	if ch := c.h.lookup(app, channel); ch != nil {
-		return ch.Count()
+		return ch.Count(), nil
 	}
-	return 0
+	return 0, nil
 }
 
 // Channels implements Counts.
-func (c memoryCounts) Channels(app, prefix string) map[string]int {
+func (c memoryCounts) Channels(_ context.Context, app, prefix string) (map[string]int, error) {
 	h := c.h
 	h.mu.RLock()
 	defer h.mu.RUnlock()
@@ -30,5 +35,5 @@ func (c memoryCounts) Channels(app, prefix string) map[string]int {
 			counts[name] = ch.Count()
 		}
 	}
-	return counts
+	return counts, nil
 }

@@ -51,6 +51,9 @@ type Config struct {
 	Encode func(*Message) []byte
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// StoreWait bounds every wait for the shared state (see async); zero
+	// means DefaultStoreWait.
+	StoreWait time.Duration
 }
 
 // Hub indexes channels per app and fans messages out to the shards.
@@ -68,6 +71,8 @@ type Hub struct {
 	users    Users
 	counts   Counts
 	cache    Cache
+	inline   bool          // every store is the hub's own, in memory
+	wait     time.Duration // Config.StoreWait
 
 	// observer is told of the facts webhooks report; localCounts says the
 	// hub reports channel transitions itself (its counts are in memory).
@@ -90,11 +95,16 @@ func New(cfg Config, node uint64) *Hub {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.StoreWait <= 0 {
+		cfg.StoreWait = DefaultStoreWait
+	}
 	h := &Hub{
 		encode:   cfg.Encode,
 		now:      cfg.Now,
 		conns:    connections{count: make(map[string]int)},
 		node:     node,
+		inline:   true,
+		wait:     cfg.StoreWait,
 		presence: NewMemoryPresence(),
 		users:    NewMemoryUsers(),
 		cache:    NewMemoryCache(cfg.Now),

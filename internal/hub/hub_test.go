@@ -1,8 +1,10 @@
 package hub
 
 import (
+	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -84,11 +86,11 @@ func TestReleaseRemovesChannel(t *testing.T) {
 	ch := h.Acquire("app", "c")
 	h.Acquire("app", "c")
 	h.Release(ch)
-	if got := h.Channel("app", "c"); !got.Occupied || got.SubscriptionCount != 1 {
+	if got, _ := h.Channel(context.Background(), "app", "c"); !got.Occupied || got.SubscriptionCount != 1 {
 		t.Fatalf("after one release: %+v", got)
 	}
 	h.Release(ch)
-	if got := h.Channels("app", ""); len(got) != 0 {
+	if got, _ := h.Channels(context.Background(), "app", ""); len(got) != 0 {
 		t.Fatalf("channel kept after its last release: %+v", got)
 	}
 	if ch2 := h.Acquire("app", "c"); ch2 == ch {
@@ -96,26 +98,64 @@ func TestReleaseRemovesChannel(t *testing.T) {
 	}
 }
 
+// published records what a hub publishes, and delivers it.
+type published struct {
+	h    *Hub
+	msgs []Message
+}
+
+func (p *published) Publish(m *Message) error {
+	p.msgs = append(p.msgs, *m)
+	p.h.Deliver(m)
+	return nil
+}
+func (p *published) Subscribe(_, _ string, ready func()) { ready() }
+func (p *published) Unsubscribe(_, _ string)             {}
+
+// take returns the events published since the last take.
+func (p *published) take() []string {
+	var out []string
+	for _, m := range p.msgs {
+		out = append(out, m.Event+" "+m.Data)
+	}
+	p.msgs = nil
+	return out
+}
+
+// join makes user a member of ch and returns the error Join reported.
+func join(h *Hub, ch *Channel, user string, max int) error {
+	var got error
+	h.Join(ch, 0, Member{ID: user, Info: `{"n":1}`}, max, "", func(err error) { got = err })
+	return got
+}
+
+// TestPresenceFirstAndLast: member_added on a user's first connection,
+// member_removed on its last.
 func TestPresenceFirstAndLast(t *testing.T) {
 	h := newTestHub(1)
+	p := &published{h: h}
+	h.SetBroker(p)
 	ch := h.Acquire("app", "presence-room")
+	added := func(u string) string {
+		return `pusher_internal:member_added {"user_id":"` + u + `","user_info":{"n":1}}`
+	}
+	removed := func(u string) string { return `pusher_internal:member_removed {"user_id":"` + u + `"}` }
 	steps := []struct {
-		join      bool
-		user      string
-		firstLast bool
+		join bool
+		user string
+		want []string
 	}{
-		{true, "u1", true}, {true, "u1", false}, {true, "u2", true},
-		{false, "u1", false}, {false, "u1", true}, {false, "u2", true}, {false, "u2", false},
+		{true, "u1", []string{added("u1")}}, {true, "u1", nil}, {true, "u2", []string{added("u2")}},
+		{false, "u1", nil}, {false, "u1", []string{removed("u1")}}, {false, "u2", []string{removed("u2")}}, {false, "u2", nil},
 	}
 	for i, s := range steps {
-		var got bool
 		if s.join {
-			got, _ = h.Join(ch, s.user, `{"n":1}`, 100)
+			join(h, ch, s.user, 100)
 		} else {
-			got = h.Leave(ch, s.user)
+			h.Leave(ch, s.user)
 		}
-		if got != s.firstLast {
-			t.Fatalf("step %d (%+v): got %v", i, s, got)
+		if got := p.take(); !slices.Equal(got, s.want) {
+			t.Fatalf("step %d (%+v): published %q", i, s, got)
 		}
 	}
 }
@@ -124,14 +164,14 @@ func TestPresenceLimit(t *testing.T) {
 	h := newTestHub(1)
 	ch := h.Acquire("app", "presence-x")
 	for i := 0; i < 3; i++ {
-		if _, err := h.Join(ch, fmt.Sprint(i), "", 3); err != nil {
+		if err := join(h, ch, fmt.Sprint(i), 3); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := h.Join(ch, "extra", "", 3); err != ErrChannelFull {
+	if err := join(h, ch, "extra", 3); err != ErrChannelFull {
 		t.Fatalf("4th member: err %v, want ErrChannelFull", err)
 	}
-	if _, err := h.Join(ch, "1", "", 3); err != nil {
+	if err := join(h, ch, "1", 3); err != nil {
 		t.Fatalf("another tab of a member counted against the limit: %v", err)
 	}
 }
@@ -215,7 +255,7 @@ func BenchmarkPresenceMemberBytes(b *testing.B) {
 		for c := 0; c < 100; c++ {
 			ch := h.Acquire("app", fmt.Sprint("presence-room-", c))
 			for u := 0; u < 100; u++ {
-				h.Join(ch, fmt.Sprint("user-", u), `{"name":"someone"}`, 100)
+				h.Join(ch, 0, Member{ID: fmt.Sprint("user-", u), Info: `{"name":"someone"}`}, 100, "", func(error) {})
 			}
 		}
 		runtime.GC()

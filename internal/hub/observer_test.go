@@ -42,9 +42,9 @@ func TestObserverSeesEachTransitionOnce(t *testing.T) {
 	r := &recorder{}
 	h.SetObserver(r)
 	a, b := h.Acquire("app", "presence-x"), h.Acquire("app", "presence-x")
-	h.Join(a, "u", "", 0)
-	h.Join(b, "u", "", 0)
-	h.Publish("app", Publication{Channels: []string{"presence-x"}, Event: "client-e", Data: "d", SocketID: "7.1", UserID: "u", Client: true})
+	h.Join(a, 0, Member{ID: "u"}, 0, "", func(error) {})
+	h.Join(b, 0, Member{ID: "u"}, 0, "", func(error) {})
+	h.Publish("app", Publication{Channels: []string{"presence-x"}, Event: "client-e", Data: "d", SocketID: "7.1", UserID: "u"})
 	h.Publish("app", Publication{Channels: []string{"presence-x"}, Event: "api", Data: "d"})
 	h.Leave(a, "u")
 	h.Leave(b, "u")
@@ -67,7 +67,7 @@ func TestSharedCountsReportChannelsThemselves(t *testing.T) {
 	h.SetObserver(r)
 	h.SetState(State{Counts: memoryCounts{h}})
 	ch := h.Acquire("app", "presence-x")
-	h.Join(ch, "u", "", 0)
+	h.Join(ch, 0, Member{ID: "u"}, 0, "", func(error) {})
 	h.Release(ch)
 	if want := []string{"added app/presence-x u"}; !slices.Equal(r.events, want) {
 		t.Fatalf("observed %q, want %q", r.events, want)

@@ -1,9 +1,11 @@
 package hub
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
-	"iter"
+
+	"github.com/roostproject/roost/internal/pusher"
 )
 
 // ErrChannelFull is returned by Join when a presence channel already has its
@@ -23,53 +25,85 @@ type Presence interface {
 	// reports whether it is the user's first one, when member_added is due.
 	// The first connection's info is the one kept. ErrChannelFull means the
 	// channel already has max distinct members (max 0: no limit).
-	Join(app, channel string, m Member, max int) (first bool, err error)
+	Join(ctx context.Context, app, channel string, m Member, max int) (first bool, err error)
 	// Leave undoes one Join and reports whether it was the user's last
 	// connection, when member_removed is due.
-	Leave(app, channel, user string) (last bool)
+	Leave(ctx context.Context, app, channel, user string) (last bool, err error)
 	// Members lists a channel's members in user id order.
-	Members(app, channel string) []Member
+	Members(ctx context.Context, app, channel string) ([]Member, error)
 }
 
-// Join records one more connection of user on presence channel ch; first
-// reports the user's first connection (cluster-wide), when member_added is
-// due. ErrChannelFull means the channel has its maximum of members.
-func (h *Hub) Join(ch *Channel, user, info string, max int) (first bool, err error) {
-	first, err = h.presence.Join(ch.app, ch.name, Member{ID: user, Info: info}, max)
-	if first {
-		h.observer.MemberAdded(ch.app, ch.name, user)
-	}
-	return first, err
-}
-
-// Leave undoes Join; last reports the user's last connection, when
-// member_removed is due.
-func (h *Hub) Leave(ch *Channel, user string) (last bool) {
-	if last = h.presence.Leave(ch.app, ch.name, user); last {
-		h.observer.MemberRemoved(ch.app, ch.name, user)
-	}
-	return last
-}
-
-// Members returns a presence channel's members, by user id.
-func (h *Hub) Members(app, channel string) []Member {
-	return h.presence.Members(app, channel)
-}
-
-// MemberInfos returns a presence channel's members, in user id order, as
-// user id and user_info pairs (nil info when the member gave none), for
-// subscription_succeeded.
-func (h *Hub) MemberInfos(ch *Channel) iter.Seq2[string, json.RawMessage] {
-	snap := h.Members(ch.app, ch.name)
-	return func(yield func(string, json.RawMessage) bool) {
-		for _, m := range snap {
-			var info json.RawMessage
-			if m.Info != "" {
-				info = json.RawMessage(m.Info)
-			}
-			if !yield(m.ID, info) {
-				return
-			}
+// Join makes m a member of presence channel ch for one more connection and
+// then calls done on shard's goroutine with nil, ErrChannelFull or an
+// ErrUnavailable. First the node learns the channel's members if it does
+// not know them yet (see view). When this is the user's first connection
+// across the cluster, member_added is published to everyone but except
+// (the joiner's socket_id).
+func (h *Hub) Join(ch *Channel, shard int, m Member, max int, except string, done func(error)) {
+	var err error
+	h.async(shard, func(ctx context.Context) {
+		if err = h.learn(ctx, ch); err != nil {
+			return
 		}
+		first, jerr := h.presence.Join(ctx, ch.app, ch.name, m, max)
+		if err = unavailable(jerr); err == nil && first {
+			h.observer.MemberAdded(ch.app, ch.name, m.ID)
+			h.broker.Publish(MemberAdded(ch.app, ch.name, m, except))
+		}
+	}, func() { done(err) })
+}
+
+// Leave undoes one Join without waiting for the store, and publishes
+// member_removed if that was the user's last connection across the
+// cluster. It may be called from any goroutine.
+func (h *Hub) Leave(ch *Channel, user string) {
+	app, name := ch.app, ch.name
+	h.background(func(ctx context.Context) {
+		if last, err := h.presence.Leave(ctx, app, name, user); err == nil && last {
+			h.observer.MemberRemoved(app, name, user)
+			h.broker.Publish(MemberRemoved(app, name, user))
+		}
+	})
+}
+
+// Members returns a presence channel's members across the cluster, in user
+// id order, waiting for the store at most StoreWait.
+func (h *Hub) Members(ctx context.Context, app, channel string) ([]Member, error) {
+	ctx, cancel := h.bounded(ctx)
+	defer cancel()
+	members, err := h.presence.Members(ctx, app, channel)
+	return members, unavailable(err)
+}
+
+// MemberAdded returns the pusher_internal:member_added event of m on a
+// presence channel, not to be delivered to except (a socket_id, or "").
+func MemberAdded(app, channel string, m Member, except string) *Message {
+	return &Message{App: app, Channel: channel, Event: pusher.EventMemberAdded, Data: memberData(m), Except: except}
+}
+
+// MemberRemoved returns the pusher_internal:member_removed event of user on
+// a presence channel.
+func MemberRemoved(app, channel, user string) *Message {
+	return &Message{App: app, Channel: channel, Event: pusher.EventMemberRemoved, Data: memberData(Member{ID: user})}
+}
+
+// memberJSON is the data of a member event: {user_id, user_info}, without
+// user_info when there is none (always so for member_removed).
+type memberJSON struct {
+	UserID   string          `json:"user_id"`
+	UserInfo json.RawMessage `json:"user_info,omitempty"`
+}
+
+func memberData(m Member) string {
+	b, _ := json.Marshal(memberJSON{UserID: m.ID, UserInfo: json.RawMessage(m.Info)})
+	return string(b)
+}
+
+// memberOf reads the member a member event is about.
+func memberOf(data string) (Member, bool) {
+	var v memberJSON
+	if json.Unmarshal([]byte(data), &v) != nil || v.UserID == "" {
+		return Member{}, false
 	}
+	return Member{ID: v.UserID, Info: string(v.UserInfo)}, true
 }

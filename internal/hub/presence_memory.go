@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"context"
 	"sort"
 	"sync"
 )
@@ -14,6 +15,8 @@ type MemoryPresence struct {
 }
 
 var _ Presence = (*MemoryPresence)(nil)
+
+func (*MemoryPresence) inMemory() {}
 
 // channelKey names one channel of one app.
 type channelKey struct{ app, channel string }
@@ -30,7 +33,7 @@ func NewMemoryPresence() *MemoryPresence {
 }
 
 // Join implements Presence.
-func (p *MemoryPresence) Join(app, channel string, m Member, max int) (first bool, err error) {
+func (p *MemoryPresence) Join(_ context.Context, app, channel string, m Member, max int) (first bool, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	k := channelKey{app, channel}
@@ -52,28 +55,28 @@ func (p *MemoryPresence) Join(app, channel string, m Member, max int) (first boo
 }
 
 // Leave implements Presence.
-func (p *MemoryPresence) Leave(app, channel, user string) (last bool) {
+func (p *MemoryPresence) Leave(_ context.Context, app, channel, user string) (last bool, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	k := channelKey{app, channel}
 	members := p.channels[k]
 	e, ok := members[user]
 	if !ok {
-		return false
+		return false, nil
 	}
 	if e.conns--; e.conns > 0 {
 		members[user] = e
-		return false
+		return false, nil
 	}
 	delete(members, user)
 	if len(members) == 0 {
 		delete(p.channels, k)
 	}
-	return true
+	return true, nil
 }
 
 // Members implements Presence.
-func (p *MemoryPresence) Members(app, channel string) []Member {
+func (p *MemoryPresence) Members(_ context.Context, app, channel string) ([]Member, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	members := p.channels[channelKey{app, channel}]
@@ -82,7 +85,7 @@ func (p *MemoryPresence) Members(app, channel string) []Member {
 		out = append(out, Member{ID: id, Info: e.info})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
+	return out, nil
 }
 
 // Each calls f for every member with its number of connections (a cluster

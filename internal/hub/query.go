@@ -1,9 +1,11 @@
 package hub
 
 import (
-	"github.com/roostproject/roost/internal/pusher"
+	"context"
 	"sort"
 	"strings"
+
+	"github.com/roostproject/roost/internal/pusher"
 )
 
 // ServerToUserPrefix starts the name of the channel through which a signed-in
@@ -11,20 +13,39 @@ import (
 // authentication"; the SDK's sendToUser publishes there).
 const ServerToUserPrefix = "#server-to-user-"
 
-// Channel reports the state of one channel, cluster-wide.
-func (h *Hub) Channel(app, name string) ChannelStats {
-	n := h.counts.Count(app, name)
+// The queries below answer the HTTP API from the shared state, cluster-wide.
+// They run on the caller's goroutine and wait for the store at most
+// StoreWait (or until ctx ends); a store that does not answer makes them
+// fail with ErrUnavailable.
+
+// Channel reports the state of one channel.
+func (h *Hub) Channel(ctx context.Context, app, name string) (ChannelStats, error) {
+	ctx, cancel := h.bounded(ctx)
+	defer cancel()
+	n, err := h.counts.Count(ctx, app, name)
+	if err != nil {
+		return ChannelStats{}, unavailable(err)
+	}
 	st := ChannelStats{Name: name, Occupied: n > 0, SubscriptionCount: n}
 	if n > 0 && pusher.KindOf(name).IsPresence() {
-		st.UserCount = len(h.Members(app, name))
+		members, err := h.presence.Members(ctx, app, name)
+		if err != nil {
+			return ChannelStats{}, unavailable(err)
+		}
+		st.UserCount = len(members)
 	}
-	return st
+	return st, nil
 }
 
 // Channels reports every occupied channel of app whose name starts with
 // prefix, sorted by name. Hub-internal ('#') channels are not listed.
-func (h *Hub) Channels(app, prefix string) []ChannelStats {
-	counts := h.counts.Channels(app, prefix)
+func (h *Hub) Channels(ctx context.Context, app, prefix string) ([]ChannelStats, error) {
+	ctx, cancel := h.bounded(ctx)
+	defer cancel()
+	counts, err := h.counts.Channels(ctx, app, prefix)
+	if err != nil {
+		return nil, unavailable(err)
+	}
 	out := make([]ChannelStats, 0, len(counts))
 	for name, n := range counts {
 		if n <= 0 || strings.HasPrefix(name, "#") {
@@ -32,21 +53,26 @@ func (h *Hub) Channels(app, prefix string) []ChannelStats {
 		}
 		st := ChannelStats{Name: name, Occupied: true, SubscriptionCount: n}
 		if pusher.KindOf(name).IsPresence() {
-			st.UserCount = len(h.Members(app, name))
+			members, err := h.presence.Members(ctx, app, name)
+			if err != nil {
+				return nil, unavailable(err)
+			}
+			st.UserCount = len(members)
 		}
 		out = append(out, st)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	return out, nil
 }
 
 // Users returns the ids of the members of a presence channel.
-func (h *Hub) Users(app, channel string) []string {
+func (h *Hub) Users(ctx context.Context, app, channel string) ([]string, error) {
+	members, err := h.Members(ctx, app, channel)
 	var ids []string
-	for _, m := range h.Members(app, channel) {
+	for _, m := range members {
 		ids = append(ids, m.ID)
 	}
-	return ids
+	return ids, err
 }
 
 // TerminateUser closes every connection signed in as userID, on every node.

@@ -6,17 +6,24 @@ package hub
 // which is the single-node default; a cluster replaces them with versions
 // that consult a shared store.
 //
-// The methods that answer a question may wait for one bounded round trip to
-// the store; the hub calls them with none of its locks held. The methods
-// that only record a change (Counts.Subscribed, Cache.Put) must not block.
-// Every argument and result is a plain value, so an implementation may do
-// its work on a goroutine of its own.
+// Every method that consults the store takes a context whose deadline
+// bounds the wait; an implementation returns the context's error (or its
+// own) rather than wait longer. The methods that only record a change
+// (Counts.Subscribed, Cache.Put) must not block. Every argument and result
+// is a plain value, so an implementation may do its work on a goroutine of
+// its own. The hub never calls a store from an epoll loop: see async.
 type State struct {
 	Presence Presence
 	Users    Users
 	Counts   Counts
 	Cache    Cache
 }
+
+// inMemory is implemented by the hub's own stores: they answer at once from
+// this process, so the hub may call them on any goroutine, loops included.
+// A store that embeds one of them would count as in memory too: a store
+// elsewhere keeps them in a field (as the cluster's local shares do).
+type inMemory interface{ inMemory() }
 
 // SetState makes the hub keep its shared state in s; a nil field keeps the
 // current store. Call it before serving connections. The cluster's broker is
@@ -34,4 +41,10 @@ func (h *Hub) SetState(s State) {
 	if s.Cache != nil {
 		h.cache = s.Cache
 	}
+	h.inline = isInMemory(h.presence) && isInMemory(h.users) && isInMemory(h.counts) && isInMemory(h.cache)
+}
+
+func isInMemory(store any) bool {
+	_, ok := store.(inMemory)
+	return ok
 }

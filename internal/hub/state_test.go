@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -16,21 +17,22 @@ func TestCacheKeepsLastEventForTTL(t *testing.T) {
 		for _, d := range []string{"1", "2"} {
 			h.Publish("app", Publication{Channels: []string{"cache-x"}, Event: "e", Data: d, SocketID: "7.1"})
 		}
-		h.Publish("app", Publication{Channels: []string{"cache-x"}, Event: "client-e", Data: "3", Client: true})
+		h.Publish("app", Publication{Channels: []string{"cache-x"}, Event: "client-e", Data: "3"})
 		h.Publish("app", Publication{Channels: []string{"news"}, Event: "e", Data: "4"})
-		m, ttl, ok := h.cache.Get("app", "cache-x")
+		ctx := context.Background()
+		m, ttl, ok, _ := h.cache.Get(ctx, "app", "cache-x")
 		if !ok || m.Data != "2" || m.Except != "" || ttl != CacheTTL {
 			t.Fatalf("cached %+v for %v (%v); want data 2, no exclusion, for %v", m, ttl, ok, CacheTTL)
 		}
-		if _, _, ok := h.Cached("app", "news"); ok {
+		if _, _, ok, _ := h.Cached(ctx, "app", "news"); ok {
 			t.Fatal("a channel that is not a cache channel was cached")
 		}
 		time.Sleep(CacheTTL - time.Second)
-		if _, ttl, ok := h.Cached("app", "cache-x"); !ok || ttl != time.Second {
+		if _, ttl, ok, _ := h.Cached(ctx, "app", "cache-x"); !ok || ttl != time.Second {
 			t.Fatalf("one second before expiry: ttl %v, ok %v", ttl, ok)
 		}
 		time.Sleep(time.Second)
-		if _, ok := h.CachedFrame("app", "cache-x"); ok {
+		if _, _, ok, _ := h.Cached(ctx, "app", "cache-x"); ok {
 			t.Fatal("the event is still cached after CacheTTL")
 		}
 	})
@@ -42,15 +44,15 @@ func TestSetStateReplacesOnlyTheGivenStores(t *testing.T) {
 	h := newTestHub(1)
 	users := NewMemoryUsers()
 	h.SetState(State{Users: users})
-	h.SignIn("app", "u")
-	if on := users.Online("app", []string{"u"}); len(on) != 1 {
+	h.SignIn("app", "u", 0, func(error) {})
+	if on, _ := users.Online(context.Background(), "app", []string{"u"}); len(on) != 1 {
 		t.Fatal("the hub did not sign in through the store it was given")
 	}
-	if first, err := h.Join(h.Acquire("app", "presence-x"), "u", "", 0); !first || err != nil {
-		t.Fatalf("the default presence store was lost: %v %v", first, err)
+	if err := join(h, h.Acquire("app", "presence-x"), "u", 0); err != nil {
+		t.Fatalf("the default presence store was lost: %v", err)
 	}
-	if n := h.Channel("app", "presence-x").UserCount; n != 1 {
-		t.Fatalf("user count %d, want 1", n)
+	if st, _ := h.Channel(context.Background(), "app", "presence-x"); st.UserCount != 1 {
+		t.Fatalf("user count %d, want 1", st.UserCount)
 	}
 }
 
@@ -58,11 +60,12 @@ func TestSetStateReplacesOnlyTheGivenStores(t *testing.T) {
 // connections, as a cluster node writes them again.
 func TestMemoryEachListsEveryShare(t *testing.T) {
 	p, u := NewMemoryPresence(), NewMemoryUsers()
+	ctx := context.Background()
 	for _, id := range []string{"a", "a", "b"} {
-		p.Join("app", "presence-x", Member{ID: id, Info: "i" + id}, 0)
-		u.SignIn("app", id)
+		p.Join(ctx, "app", "presence-x", Member{ID: id, Info: "i" + id}, 0)
+		u.SignIn(ctx, "app", id)
 	}
-	p.Join("other", "presence-y", Member{ID: "c"}, 0)
+	p.Join(ctx, "other", "presence-y", Member{ID: "c"}, 0)
 	var got []string
 	p.Each(func(app, channel string, m Member, conns int) {
 		got = append(got, fmt.Sprint(app, "/", channel, "/", m.ID, "/", m.Info, "/", conns))

@@ -1,6 +1,10 @@
 package hub
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/roostproject/roost/internal/pusher"
+)
 
 // Acquire returns the channel, creating it (and telling the broker) when it
 // has no local subscription yet, and counts one more subscription on it.
@@ -15,7 +19,7 @@ func (h *Hub) Acquire(app, name string) *Channel {
 	}
 	ch := chans[name]
 	if ch == nil {
-		ch = &Channel{app: app, name: name, shards: make([]atomic.Pointer[shardList], len(h.shards))}
+		ch = &Channel{app: app, name: name, kind: pusher.KindOf(name), shards: make([]atomic.Pointer[shardList], len(h.shards))}
 		chans[name] = ch
 		h.nchannels++
 		h.broker.Subscribe(app, name, func() { h.channelReady(ch) })

@@ -1,6 +1,9 @@
 package hub
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // MemoryUsers counts signed-in connections in this process: the single-node
 // Users, and the share of its own users that a cluster node falls back on
@@ -12,6 +15,8 @@ type MemoryUsers struct {
 
 var _ Users = (*MemoryUsers)(nil)
 
+func (*MemoryUsers) inMemory() {}
+
 type userKey struct{ app, user string }
 
 // NewMemoryUsers returns an empty MemoryUsers.
@@ -20,28 +25,28 @@ func NewMemoryUsers() *MemoryUsers {
 }
 
 // SignIn implements Users.
-func (u *MemoryUsers) SignIn(app, user string) (first bool) {
+func (u *MemoryUsers) SignIn(_ context.Context, app, user string) (first bool, err error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	k := userKey{app, user}
 	u.online[k]++
-	return u.online[k] == 1
+	return u.online[k] == 1, nil
 }
 
 // SignOut implements Users.
-func (u *MemoryUsers) SignOut(app, user string) (last bool) {
+func (u *MemoryUsers) SignOut(_ context.Context, app, user string) (last bool, err error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	k := userKey{app, user}
 	if u.online[k]--; u.online[k] > 0 {
-		return false
+		return false, nil
 	}
 	delete(u.online, k)
-	return true
+	return true, nil
 }
 
 // Online implements Users.
-func (u *MemoryUsers) Online(app string, ids []string) []string {
+func (u *MemoryUsers) Online(_ context.Context, app string, ids []string) ([]string, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	var out []string
@@ -50,7 +55,7 @@ func (u *MemoryUsers) Online(app string, ids []string) []string {
 			out = append(out, id)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // Each calls f for every signed-in user with its number of connections (a

@@ -14,7 +14,7 @@ import (
 const module = "github.com/roostproject/roost/"
 
 // leaves import nothing of roost's own.
-var leaves = []string{"ws", "pusher", "auth", "wheel", "connstats"}
+var leaves = []string{"ws", "pusher", "auth", "wheel", "connstats", "rate", "ratelog"}
 
 // packages returns every package directory under the module, by path
 // relative to the module root, with its parsed non-test files.
@@ -68,6 +68,28 @@ func TestLeavesImportNoInternalPackage(t *testing.T) {
 			for _, p := range imports(t, f) {
 				if strings.HasPrefix(p, module+"internal/") {
 					t.Errorf("%s imports %s: internal/%s must stay a leaf", f, p, leaf)
+				}
+			}
+		}
+	}
+}
+
+// overLeaves import leaves and no other package of roost's own: the policy
+// both transports share, and the metrics exposition.
+var overLeaves = []string{"transport", "metrics"}
+
+func TestOverLeavesImportOnlyLeaves(t *testing.T) {
+	all := packages(t)
+	for _, pkg := range overLeaves {
+		files := all[filepath.Join("internal", pkg)]
+		if len(files) == 0 {
+			t.Errorf("package internal/%s not found", pkg)
+		}
+		for _, f := range files {
+			for _, p := range imports(t, f) {
+				name, ok := strings.CutPrefix(p, module+"internal/")
+				if ok && !slices.Contains(leaves, name) {
+					t.Errorf("%s imports %s: internal/%s may import only leaves", f, p, pkg)
 				}
 			}
 		}

@@ -2,10 +2,13 @@ package metrics
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/roostproject/roost/internal/connstats"
 )
 
 // descs are the descriptions of roost's own metrics. Their names are part
@@ -16,6 +19,7 @@ type descs struct {
 	subscriptions, channels                    *prometheus.Desc
 	messagesIn, messagesOut, bytesIn, bytesOut *prometheus.Desc
 	clusterUp, clusterDropped                  *prometheus.Desc
+	refused, maxConnections, timeouts          *prometheus.Desc
 	webhooks                                   *webhookDescs
 }
 
@@ -29,7 +33,7 @@ func newDescs(version string) *descs {
 			"WebSocket handshakes since start: accepted (handed to a transport) or refused (HTTP error, unknown app, bad protocol).",
 			[]string{"result"}, nil),
 		closed: prometheus.NewDesc("roost_connections_closed_total",
-			"Connections ended since start, by transport and reason (client, timeout, slow_consumer, error, server).",
+			"Connections ended since start, by transport and reason ("+reasons()+").",
 			[]string{"transport", "reason"}, nil),
 		subscriptions: prometheus.NewDesc("roost_subscriptions", "Channel subscriptions held by local connections.", nil, nil),
 		channels:      prometheus.NewDesc("roost_channels", "Channels with at least one local subscriber.", nil, nil),
@@ -38,12 +42,29 @@ func newDescs(version string) *descs {
 			"WebSocket frames written or queued to clients: published events, protocol replies and pings.", t, nil),
 		bytesIn:  prometheus.NewDesc("roost_received_bytes_total", "Bytes read from client sockets.", t, nil),
 		bytesOut: prometheus.NewDesc("roost_sent_bytes_total", "Bytes written or queued to client sockets.", t, nil),
+		refused: prometheus.NewDesc("roost_handshakes_refused_total",
+			"WebSocket handshakes refused since start, by reason: over a cap (connections, ip_connections, rate, ip_rate, memory, descriptors: HTTP 503), origin (403), invalid (4xx), app (a Pusher error code).",
+			[]string{"reason"}, nil),
+		maxConnections: prometheus.NewDesc("roost_connections_limit",
+			"The node's cap on WebSocket connections (limits.max_connections, or the one derived from the file limit); 0 means none.", nil, nil),
+		timeouts: prometheus.NewDesc("roost_handshake_timeouts_total",
+			"Connections closed because their first HTTP request (a WebSocket handshake or an API call), or their TLS handshake, did not arrive within limits.handshake_timeout.",
+			nil, nil),
 		clusterUp: prometheus.NewDesc("roost_cluster_up",
 			"1 while this cluster node reaches Redis, 0 while it serves local connections only.", nil, nil),
 		clusterDropped: prometheus.NewDesc("roost_cluster_dropped_total",
 			"Messages not sent to the other nodes because the outbox was full while Redis was slow or away.", nil, nil),
 		webhooks: newWebhookDescs(),
 	}
+}
+
+// reasons lists the reason label values, for the help text.
+func reasons() string {
+	names := make([]string, 0, connstats.NumReasons)
+	for r := connstats.Reason(0); r < connstats.NumReasons; r++ {
+		names = append(names, r.String())
+	}
+	return strings.Join(names, ", ")
 }
 
 // collector turns a Source's snapshot into metrics at scrape time.
@@ -58,7 +79,8 @@ var _ prometheus.Collector = (*collector)(nil)
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	d := c.d
 	for _, x := range []*prometheus.Desc{d.build, d.connections, d.handshakes, d.closed, d.subscriptions,
-		d.channels, d.messagesIn, d.messagesOut, d.bytesIn, d.bytesOut, d.clusterUp, d.clusterDropped} {
+		d.channels, d.messagesIn, d.messagesOut, d.bytesIn, d.bytesOut, d.clusterUp, d.clusterDropped,
+		d.refused, d.maxConnections, d.timeouts} {
 		ch <- x
 	}
 	d.webhooks.describe(ch)
@@ -79,6 +101,11 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(d.handshakes, prometheus.CounterValue, float64(accepted), "accepted")
 	ch <- prometheus.MustNewConstMetric(d.handshakes, prometheus.CounterValue, float64(s.HandshakesRefused), "refused")
+	for _, r := range s.Refused {
+		ch <- prometheus.MustNewConstMetric(d.refused, prometheus.CounterValue, float64(r.Count), r.Reason)
+	}
+	ch <- prometheus.MustNewConstMetric(d.maxConnections, prometheus.GaugeValue, float64(s.MaxConnections))
+	ch <- prometheus.MustNewConstMetric(d.timeouts, prometheus.CounterValue, float64(s.HandshakeTimeouts))
 	if s.Cluster != nil {
 		up := 0.0
 		if s.Cluster.Up {
@@ -102,7 +129,7 @@ func (c *collector) collectTransport(ch chan<- prometheus.Metric, t *Transport) 
 	counter(d.messagesOut, t.FramesOut)
 	counter(d.bytesIn, t.BytesIn)
 	counter(d.bytesOut, t.BytesOut)
-	for r := Reason(0); r < NumReasons; r++ {
+	for r := connstats.Reason(0); r < connstats.NumReasons; r++ {
 		ch <- prometheus.MustNewConstMetric(d.closed, prometheus.CounterValue, float64(t.Closed[r]), t.Name, r.String())
 	}
 }
@@ -113,7 +140,7 @@ func (c *collector) collectTransport(ch chan<- prometheus.Metric, t *Transport) 
 func NewRegistry(src Source, version string) *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		&lastGood{inner: collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})},
 		collectors.NewGoCollector(),
 		&collector{src: src, d: newDescs(version)},
 	)

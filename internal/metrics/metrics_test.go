@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/roostproject/roost/internal/connstats"
 )
 
 // scrape serves one scrape of src and returns the exposition text.
@@ -32,10 +34,13 @@ func types(text string) map[string]string {
 
 func fakeSource(s *Snapshot) {
 	s.Channels, s.Subscriptions, s.HandshakesRefused = 3, 7, 2
-	ep := Transport{Name: "epoll", Open: 5, Accepted: 9, MessagesIn: 11, BytesIn: 400, FramesOut: 13, BytesOut: 900}
-	ep.Closed[ReasonSlow] = 4
-	s.Transports = append(s.Transports, ep, Transport{Name: "portable", Open: 1, Accepted: 1})
+	ep := Transport{Name: "epoll", Counts: connstats.Counts{Open: 5, Accepted: 9, MessagesIn: 11, BytesIn: 400, FramesOut: 13, BytesOut: 900}}
+	ep.Closed[connstats.Slow] = 4
+	s.Transports = append(s.Transports, ep, Transport{Name: "portable", Counts: connstats.Counts{Open: 1, Accepted: 1}})
 	s.Cluster = &Cluster{Up: true, Dropped: 6}
+	s.Refused = []Refusal{{"connections", 1}, {"origin", 1}}
+	s.MaxConnections = 960
+	s.HandshakeTimeouts = 8
 	s.Webhooks = []Webhook{{App: "a", Sent: 8, FailedAttempts: 3, Retried: 2, Queued: 1,
 		Dropped: map[string]int64{"queue_full": 4}, Buckets: map[float64]uint64{0.1: 5, 1: 11}, Requests: 11, Seconds: 2.5}}
 }
@@ -56,6 +61,9 @@ func TestNames(t *testing.T) {
 		"roost_sent_bytes_total":         "counter",
 		"roost_cluster_up":               "gauge",
 		"roost_cluster_dropped_total":    "counter",
+		"roost_handshakes_refused_total": "counter",
+		"roost_connections_limit":        "gauge",
+		"roost_handshake_timeouts_total": "counter",
 
 		"roost_webhook_sent_total":            "counter",
 		"roost_webhook_failed_attempts_total": "counter",
@@ -110,6 +118,10 @@ func TestValues(t *testing.T) {
 		`roost_sent_bytes_total{transport="epoll"} 900`,
 		`roost_cluster_up 1`,
 		`roost_cluster_dropped_total 6`,
+		`roost_handshakes_refused_total{reason="connections"} 1`,
+		`roost_handshakes_refused_total{reason="origin"} 1`,
+		`roost_connections_limit 960`,
+		`roost_handshake_timeouts_total 8`,
 		`roost_webhook_sent_total{app="a"} 8`,
 		`roost_webhook_failed_attempts_total{app="a"} 3`,
 		`roost_webhook_retried_total{app="a"} 2`,
@@ -120,21 +132,6 @@ func TestValues(t *testing.T) {
 	} {
 		if !strings.Contains(text, line+"\n") {
 			t.Errorf("missing %q", line)
-		}
-	}
-}
-
-func TestReasonString(t *testing.T) {
-	tests := []struct {
-		r    Reason
-		want string
-	}{
-		{ReasonClient, "client"}, {ReasonTimeout, "timeout"}, {ReasonSlow, "slow_consumer"},
-		{ReasonError, "error"}, {ReasonServer, "server"}, {NumReasons, "unknown"}, {-1, "unknown"},
-	}
-	for _, tt := range tests {
-		if got := tt.r.String(); got != tt.want {
-			t.Errorf("Reason(%d) = %q, want %q", tt.r, got, tt.want)
 		}
 	}
 }

@@ -1,48 +1,12 @@
 package metrics
 
-// Reason is why a connection was closed, one label value of
-// roost_connections_closed_total.
-type Reason int
-
-// The close reasons every transport counts.
-const (
-	ReasonClient  Reason = iota // the client closed (close frame or EOF)
-	ReasonTimeout               // silence past the activity timeout (4201) or a stuck close handshake
-	ReasonSlow                  // a slow consumer: write backlog over its cap, or writes blocked too long
-	ReasonError                 // a protocol or socket error
-	ReasonServer                // the server closed it (shutdown, terminate_connections)
-	NumReasons                  // the number of reasons, for arrays indexed by Reason
-)
-
-// reasonNames are the label values, indexed by Reason.
-var reasonNames = [NumReasons]string{"client", "timeout", "slow_consumer", "error", "server"}
-
-// String returns the label value of r.
-func (r Reason) String() string {
-	if r < 0 || r >= NumReasons {
-		return "unknown"
-	}
-	return reasonNames[r]
-}
+import "github.com/roostproject/roost/internal/connstats"
 
 // Transport is one transport's counters at the moment of a scrape.
 type Transport struct {
 	// Name is the transport label value: "epoll" or "portable".
 	Name string
-	// Open is the number of connections the transport serves now.
-	Open int64
-	// Accepted counts connections handed to the transport since start.
-	Accepted int64
-	// Closed counts ended connections by reason.
-	Closed [NumReasons]int64
-	// MessagesIn counts complete client messages.
-	MessagesIn int64
-	// BytesIn counts bytes read from client sockets.
-	BytesIn int64
-	// FramesOut counts frames written or queued to client sockets.
-	FramesOut int64
-	// BytesOut counts bytes written or queued to client sockets.
-	BytesOut int64
+	connstats.Counts
 }
 
 // Snapshot is everything roost's own collector reports. A Source fills one
@@ -57,10 +21,24 @@ type Snapshot struct {
 	// HandshakesRefused counts WebSocket handshakes answered with an HTTP
 	// error or a Pusher refusal (unknown app, bad protocol version).
 	HandshakesRefused int64
+	// Refused breaks HandshakesRefused down by reason, every reason listed
+	// even at 0, in a fixed order.
+	Refused []Refusal
+	// MaxConnections is the node's cap on WebSocket connections; 0 is none.
+	MaxConnections int
+	// HandshakeTimeouts counts connections closed because their first
+	// request did not arrive within the handshake timeout.
+	HandshakeTimeouts int64
 	// Cluster is the node's link to the other nodes; nil on a single node.
 	Cluster *Cluster
 	// Webhooks holds one entry per app with webhooks.
 	Webhooks []Webhook
+}
+
+// Refusal is the count of refused handshakes for one reason label.
+type Refusal struct {
+	Reason string
+	Count  int64
 }
 
 // Cluster describes a cluster node's link to Redis.

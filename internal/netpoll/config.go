@@ -1,12 +1,12 @@
 package netpoll
 
 import (
-	"github.com/roostproject/roost/internal/connstats"
 	"log/slog"
-	"time"
 
+	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/session"
+	"github.com/roostproject/roost/internal/transport"
 )
 
 // Config holds what a Poller needs. All fields are required unless noted.
@@ -19,32 +19,13 @@ type Config struct {
 	Hub *hub.Hub
 	// Env is shared by every session.
 	Env *session.Env
-	// MaxMessage is the largest client message, in bytes.
-	MaxMessage int
-	// WriteBacklog is how many bytes may wait for a slow socket before the
-	// connection is closed.
-	WriteBacklog int
-	// WriteTimeout closes a connection whose writes stay blocked this long.
-	WriteTimeout time.Duration
-	// ActivityTimeout: after this much silence the server pings the client.
-	ActivityTimeout time.Duration
-	// PongWait: after a ping, this much more silence closes with 4201.
-	PongWait time.Duration
-	// CloseTimeout bounds the WebSocket close handshake.
-	CloseTimeout time.Duration
+	// Policy holds the limits and timeouts of every connection.
+	Policy transport.Policy
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
 	// Stats, when not nil, counts connection events.
 	Stats *connstats.Stats
-}
-
-// serverPingGrace is how much longer than the activity timeout the server
-// waits before pinging, so that a client that pings on its own schedule
-// (pusher-js does, after activity_timeout) is never pinged as well.
-func (c *Config) serverPingGrace() time.Duration {
-	g := c.ActivityTimeout / 10
-	if g < time.Second {
-		g = time.Second
-	}
-	return g
+	// OnClose, when not nil, is called on the loop's goroutine with the
+	// descriptor of each socket Add was given, just before it is closed.
+	OnClose func(fd int)
 }

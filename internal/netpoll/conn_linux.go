@@ -2,12 +2,13 @@ package netpoll
 
 import (
 	"errors"
-	"github.com/roostproject/roost/internal/connstats"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/session"
+	"github.com/roostproject/roost/internal/transport"
 	"github.com/roostproject/roost/internal/ws"
 )
 
@@ -18,6 +19,7 @@ const (
 	fReleased                   // the socket is closed
 	fPinged                     // a server ping awaits any answer
 	fOut                        // EPOLLOUT is armed
+	fDeferred                   // read input waits for a later turn (budget_linux.go)
 )
 
 // conn is one WebSocket connection owned by a loop. It is the only memory an
@@ -29,9 +31,10 @@ type conn struct {
 	slot  int32 // index in the loop's tables (conns, wheel) and epoll's event data
 	flags uint8
 	ws    ws.State
-	seen  int64  // Unix ns of the last byte received
-	mark  int64  // Unix ns: ping sent (fPinged) or close deadline (fClosing)
-	x     *extra // buffers of a connection in the middle of something, or nil
+	why   transport.Cause // why the connection is ending, once it is
+	seen  int64           // Unix ns of the last byte received
+	mark  int64           // Unix ns: ping sent (fPinged) or close deadline (fClosing)
+	x     *extra          // buffers of a connection in the middle of something, or nil
 	sess  session.Session
 }
 
@@ -61,7 +64,7 @@ func (l *loop) add(r *addReq) {
 	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, r.fd, &ev); err != nil {
 		l.log.Warn("epoll_ctl add failed", "err", err)
 		l.free = append(l.free, slot)
-		unix.Close(r.fd)
+		l.closeSocket(r.fd)
 		return
 	}
 	c := &conn{l: l, fd: int32(r.fd), slot: slot, seen: l.now}
@@ -90,14 +93,24 @@ func (c *conn) Send(frame []byte) {
 }
 
 // Close implements session.Conn: send a close frame and wait (up to the
-// close timeout) for the client's, then release the socket.
+// close timeout) for the client's, then release the socket. A close with no
+// cause recorded before it is the server's.
 func (c *conn) Close(code ws.CloseCode, reason string) {
 	if c.flags&(fClosing|fDead) != 0 {
 		return
 	}
+	c.why.Set(connstats.Server)
 	c.write(ws.AppendClose(nil, code, reason))
+	if c.flags&fClosing == 0 { // the write did not end the connection itself
+		c.closing()
+	}
+}
+
+// closing marks a close frame sent or queued: nothing more is written, and
+// the socket is released when the client answers or at the close deadline.
+func (c *conn) closing() {
 	c.flags |= fClosing
-	c.mark = c.l.now + int64(c.l.cfg.CloseTimeout)
+	c.mark = c.l.now + int64(c.l.cfg.Policy.CloseTimeout)
 	c.l.wheel.Schedule(c.slot, c.mark)
 	c.l.dying = append(c.l.dying, c)
 }
@@ -106,7 +119,7 @@ func (c *conn) write(frame []byte) {
 	l := c.l
 	l.local.framesOut++
 	l.local.bytesOut += int64(len(frame))
-	if c.x != nil && len(c.x.backlog) > 0 {
+	if c.backlogged() {
 		c.queue(frame)
 		return
 	}
@@ -119,18 +132,35 @@ func (c *conn) write(frame []byte) {
 		c.ext().blocked = l.now
 		c.queue(frame[max(n, 0):])
 		c.armOut(true)
-		c.scheduleBefore(c.x.blocked + int64(l.cfg.WriteTimeout))
+		c.scheduleBefore(c.writeDeadline())
 	}
 }
 
 // queue appends to the backlog, closing a consumer that exceeds the cap.
 func (c *conn) queue(b []byte) {
 	x := c.ext()
-	if len(x.backlog)+len(b) > c.l.cfg.WriteBacklog {
-		c.l.kill(c, connstats.Slow)
+	if c.l.cfg.Policy.Overflows(len(x.backlog), len(b)) {
+		c.slow(b)
 		return
 	}
 	x.backlog = append(x.backlog, b...)
+}
+
+// slow closes a consumer whose backlog would pass the cap with b. The close
+// frame (4100: pusher-js backs off, then reconnects) goes after the
+// backlog, past the cap, so a client that reads again learns why; one that
+// does not is released at the close deadline. An empty backlog means b is
+// the rest of a frame already begun on the wire: it is kept, so the close
+// frame starts on a frame boundary.
+func (c *conn) slow(b []byte) {
+	x := c.x
+	c.l.log.Warn("slow consumer closed", "backlog", len(x.backlog)+len(b))
+	if len(x.backlog) == 0 {
+		x.backlog = append(x.backlog, b...)
+	}
+	x.backlog = append(x.backlog, transport.SlowClose...)
+	c.why.Set(connstats.Slow)
+	c.closing()
 }
 
 // flush writes the backlog when the socket can take more.
@@ -198,7 +228,8 @@ func (c *conn) decode(data []byte) {
 	if c.x != nil {
 		frag = c.x.frag
 	}
-	n, err := ws.Decode(&c.ws, data, c.l.cfg.MaxMessage, &frag, c)
+	c.l.budget = turnBudget
+	n, err := ws.Decode(&c.ws, data, c.l.cfg.Policy.MaxMessage, &frag, c)
 	if frag != nil || c.x != nil {
 		c.ext().frag = frag
 	}
@@ -208,6 +239,7 @@ func (c *conn) decode(data []byte) {
 	}
 	if c.flags&fDead == 0 {
 		c.keep(data[n:])
+		c.deferRest(n < len(data))
 	}
 }
 
@@ -222,12 +254,11 @@ func (c *conn) keep(rest []byte) {
 
 // fail closes the connection after a protocol violation (RFC 6455 7.1.7).
 func (c *conn) fail(err error) {
+	c.why.Set(connstats.Error)
 	var ce *ws.CloseError
-	if !errors.As(err, &ce) {
-		c.l.kill(c, connstats.Error)
-		return
+	if errors.As(err, &ce) {
+		c.Close(ce.Code, ce.Reason)
 	}
-	c.Close(ce.Code, ce.Reason)
 	c.l.kill(c, connstats.Error)
 }
 

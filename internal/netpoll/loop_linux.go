@@ -1,7 +1,6 @@
 package netpoll
 
 import (
-	"github.com/roostproject/roost/internal/connstats"
 	"log/slog"
 	"math/rand/v2"
 	"sync"
@@ -11,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/wheel"
 )
@@ -61,6 +61,9 @@ type loop struct {
 	buf      []byte
 	now      int64 // Unix nanoseconds at the last wake-up
 	dying    []*conn
+	budget   int     // what the connection being decoded may still spend this turn
+	deferred []*conn // connections whose read input waits for the next turn
+	resuming []*conn // the previous turn's deferred, being resumed
 	draining bool
 	local    counters
 
@@ -135,12 +138,14 @@ func (l *loop) run() {
 			return
 		}
 		l.now = time.Now().UnixNano()
+		waiting := l.takeDeferred()
 		for i := 0; i < n; i++ {
 			if l.event(events[i]) {
 				l.stop()
 				return
 			}
 		}
+		l.resume(waiting)
 		l.wheel.Advance(l.now, l.expire)
 		l.reap()
 		l.local.flush(l.cfg.Stats)
@@ -149,6 +154,9 @@ func (l *loop) run() {
 
 // timeout is how long epoll_wait may sleep, in milliseconds.
 func (l *loop) timeout() int {
+	if len(l.deferred) > 0 {
+		return 0 // input is waiting: look for others' events without sleeping
+	}
 	d := l.wheel.NextTimeout(time.Now().UnixNano())
 	if d < 0 {
 		return -1
@@ -168,7 +176,7 @@ func (l *loop) event(ev unix.EpollEvent) bool {
 	if ev.Events&unix.EPOLLOUT != 0 {
 		c.flush()
 	}
-	if ev.Events&(unix.EPOLLIN|unix.EPOLLHUP|unix.EPOLLERR|unix.EPOLLRDHUP) != 0 {
+	if ev.Events&(unix.EPOLLIN|unix.EPOLLHUP|unix.EPOLLERR|unix.EPOLLRDHUP) != 0 && c.flags&fDeferred == 0 {
 		c.read()
 	}
 	return false
@@ -244,7 +252,7 @@ func (l *loop) stop() {
 // jitter spreads first deadlines over a tenth of the activity timeout, so a
 // reconnect storm does not make every connection time out in the same second.
 func (l *loop) jitter() int64 {
-	span := int64(l.cfg.ActivityTimeout / 10)
+	span := int64(l.cfg.Policy.ActivityTimeout / 10)
 	if span <= 0 {
 		return 0
 	}

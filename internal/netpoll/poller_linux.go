@@ -46,25 +46,13 @@ func New(cfg Config) (*Poller, error) {
 	return p, nil
 }
 
-// Add takes over an upgraded connection: its socket leaves the Go runtime
-// (docs/design.md, "Leaving the Go runtime") and is served by a loop from
-// now on. buffered are bytes the HTTP server read past the handshake. Add
-// closes c in every case.
-func (p *Poller) Add(c net.Conn, buffered []byte, app *config.App) error {
-	fd, err := detach(c)
-	if err != nil {
-		return err
-	}
-	l := p.loops[p.next.Add(1)%uint32(len(p.loops))]
-	l.post(op{kind: opAdd, add: &addReq{fd: fd, buffered: buffered, app: app}})
-	return nil
-}
-
-// detach duplicates c's socket and closes c. It uses SyscallConn().Control
-// and not File(), which would switch the shared file description to
-// blocking mode; the duplicate stays non-blocking.
-func detach(c net.Conn) (int, error) {
-	defer c.Close()
+// Dup duplicates c's socket so that a loop can own it, leaving c open.
+// Call it before the upgrade response: a process out of descriptors then
+// refuses the handshake instead of dropping the connection after 101
+// Switching Protocols. It uses SyscallConn().Control and not File(), which
+// would switch the shared file description to blocking mode; the duplicate
+// stays non-blocking.
+func Dup(c net.Conn) (int, error) {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return -1, fmt.Errorf("netpoll: %T has no file descriptor", c)
@@ -85,6 +73,18 @@ func detach(c net.Conn) (int, error) {
 	return fd, nil
 }
 
+// CloseDup closes a descriptor from Dup that is not given to Add.
+func CloseDup(fd int) { unix.Close(fd) }
+
+// Add takes over fd, a socket from Dup whose net.Conn the caller has
+// closed, so that it leaves the Go runtime (docs/design.md, "Leaving the Go
+// runtime") and is served by a loop from now on. buffered are bytes the
+// HTTP server read past the handshake.
+func (p *Poller) Add(fd int, buffered []byte, app *config.App) {
+	l := p.loops[p.next.Add(1)%uint32(len(p.loops))]
+	l.post(op{kind: opAdd, add: &addReq{fd: fd, buffered: buffered, app: app}})
+}
+
 // Len returns the number of connections the loops serve.
 func (p *Poller) Len() int {
 	n := 0
@@ -92,6 +92,20 @@ func (p *Poller) Len() int {
 		n += int(l.count.Load())
 	}
 	return n
+}
+
+// DisableApp closes every connection of the app with id appID with 4003,
+// each on its own loop. It does not wait.
+func (p *Poller) DisableApp(appID string) {
+	for _, l := range p.loops {
+		l.post(op{kind: opFunc, f: func() {
+			for _, c := range l.conns {
+				if c != nil {
+					c.call().Disable(appID)
+				}
+			}
+		}})
+	}
 }
 
 // Shutdown asks every connection to reconnect elsewhere (pusher:error and

@@ -22,11 +22,20 @@ func New(Config) (*Poller, error) {
 	return nil, errors.New("netpoll: epoll is only available on Linux")
 }
 
+// Dup fails: no loop can own a socket on this platform.
+func Dup(net.Conn) (int, error) { return -1, errors.ErrUnsupported }
+
+// CloseDup is never called on this platform.
+func CloseDup(int) {}
+
 // Add is never called on this platform.
-func (*Poller) Add(net.Conn, []byte, *config.App) error { return errors.ErrUnsupported }
+func (*Poller) Add(int, []byte, *config.App) {}
 
 // Len returns 0.
 func (*Poller) Len() int { return 0 }
 
 // Shutdown does nothing.
 func (*Poller) Shutdown(context.Context) error { return nil }
+
+// DisableApp does nothing: no loop holds connections.
+func (*Poller) DisableApp(string) {}

@@ -1,10 +1,10 @@
 package netpoll
 
 import (
-	"github.com/roostproject/roost/internal/connstats"
 	"golang.org/x/sys/unix"
 
-	"github.com/roostproject/roost/internal/pusher"
+	"github.com/roostproject/roost/internal/connstats"
+	"github.com/roostproject/roost/internal/transport"
 	"github.com/roostproject/roost/internal/ws"
 )
 
@@ -12,19 +12,27 @@ import (
 // re-bucketed lazily: receiving a message only updates c.seen, and expire
 // reschedules an entry that fires early.
 func (c *conn) deadline() int64 {
-	cfg := c.l.cfg
 	if c.flags&fClosing != 0 {
 		return c.mark
 	}
-	d := c.seen + int64(cfg.ActivityTimeout+cfg.serverPingGrace())
-	if c.flags&fPinged != 0 {
-		d = c.mark + int64(cfg.PongWait)
+	pinged := c.flags&fPinged != 0
+	since := c.seen
+	if pinged {
+		since = c.mark
 	}
-	if c.x != nil && len(c.x.backlog) > 0 {
-		d = min(d, c.x.blocked+int64(cfg.WriteTimeout))
+	d := since + int64(c.l.cfg.Policy.Silence(pinged))
+	if c.backlogged() {
+		d = min(d, c.writeDeadline())
 	}
 	return d
 }
+
+// backlogged reports whether the connection has bytes the socket has not taken.
+func (c *conn) backlogged() bool { return c.x != nil && len(c.x.backlog) > 0 }
+
+// writeDeadline is when a blocked connection becomes a slow consumer: the
+// write timeout after its backlog last made progress.
+func (c *conn) writeDeadline() int64 { return c.x.blocked + int64(c.l.cfg.Policy.WriteTimeout) }
 
 // scheduleBefore moves the wheel entry earlier when at is sooner.
 func (c *conn) scheduleBefore(at int64) {
@@ -45,11 +53,13 @@ func (l *loop) expire(slot int32) {
 	}
 	switch {
 	case c.flags&fClosing != 0:
-		l.kill(c, connstats.Timeout)
-	case c.x != nil && len(c.x.backlog) > 0 && c.x.blocked+int64(l.cfg.WriteTimeout) <= l.now:
+		l.kill(c, connstats.Server) // the close handshake ran out; the close's cause stands
+	case c.backlogged() && c.writeDeadline() <= l.now:
+		l.log.Warn("slow consumer closed: writes blocked", "backlog", len(c.x.backlog), "for", l.cfg.Policy.WriteTimeout)
 		l.kill(c, connstats.Slow)
 	case c.flags&fPinged != 0:
-		c.Close(ws.CloseCode(pusher.PongTimeout), "pong not received")
+		c.why.Set(connstats.Timeout)
+		c.Close(transport.PongTimeoutCode, transport.PongTimeoutReason)
 	default:
 		c.call().Ping()
 		c.flags |= fPinged
@@ -59,15 +69,17 @@ func (l *loop) expire(slot int32) {
 }
 
 // kill marks c for release at the end of this loop turn; nothing is freed
-// while a hub delivery may still be iterating over c.
+// while a hub delivery may still be iterating over c. It is counted under
+// the first cause recorded, why if there was none.
 func (l *loop) kill(c *conn, why connstats.Reason) {
 	if c.flags&fDead != 0 {
 		return
 	}
+	c.why.Set(why)
 	c.flags |= fDead | fClosing
 	l.dying = append(l.dying, c)
 	if s := l.cfg.Stats; s != nil {
-		s.Ended(why)
+		s.Ended(c.why.Reason())
 	}
 }
 
@@ -88,7 +100,7 @@ func (l *loop) reap() {
 func (l *loop) release(c *conn) {
 	c.flags |= fReleased
 	l.wheel.Cancel(c.slot)
-	unix.Close(int(c.fd))
+	l.closeSocket(int(c.fd))
 	l.conns[c.slot] = nil
 	l.free = append(l.free, c.slot)
 	l.count.Add(-1)
@@ -97,4 +109,12 @@ func (l *loop) release(c *conn) {
 		c.x = nil
 		putExtra(x)
 	}
+}
+
+// closeSocket tells Config.OnClose, then closes a connection's socket.
+func (l *loop) closeSocket(fd int) {
+	if f := l.cfg.OnClose; f != nil {
+		f(fd)
+	}
+	unix.Close(fd)
 }

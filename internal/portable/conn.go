@@ -2,15 +2,15 @@ package portable
 
 import (
 	"errors"
-	"github.com/roostproject/roost/internal/connstats"
 	"net"
 	"os"
 	"sync"
 	"time"
 
+	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/hub"
-	"github.com/roostproject/roost/internal/pusher"
 	"github.com/roostproject/roost/internal/session"
+	"github.com/roostproject/roost/internal/transport"
 	"github.com/roostproject/roost/internal/ws"
 )
 
@@ -26,7 +26,7 @@ type conn struct {
 	queued  int
 	closing bool // a close frame is queued: nothing may follow it
 	failed  bool // the writer gave up: the connection is being torn down
-	why     connstats.Reason
+	why     transport.Cause
 	wake    chan struct{}
 	done    chan struct{} // closed when the reader has ended
 	written chan struct{} // closed when the writer has ended
@@ -50,7 +50,8 @@ func (c *conn) Shard() int { return c.t.cfg.Shard }
 func (c *conn) Send(frame []byte) { c.enqueue(frame, false) }
 
 // Close implements session.Conn: queue a close frame; the writer then gives
-// the client CloseTimeout to answer before the socket is closed.
+// the client CloseTimeout to answer before the socket is closed. A close
+// with no cause recorded before it is the server's.
 func (c *conn) Close(code ws.CloseCode, reason string) {
 	c.setReason(connstats.Server)
 	c.enqueue(ws.AppendClose(nil, code, reason), true)
@@ -62,11 +63,14 @@ func (c *conn) enqueue(frame []byte, isClose bool) {
 	if c.closing || c.failed {
 		return
 	}
-	if c.queued+len(frame) > c.t.cfg.WriteBacklog {
-		c.failed = true
-		c.setReasonLocked(connstats.Slow)
-		c.nc.Close() // a slow consumer: the reader sees the error and ends
-		return
+	if c.t.cfg.Policy.Overflows(c.queued, len(frame)) {
+		// A slow consumer: the close frame goes after what is queued, past
+		// the cap, so a client that reads again learns why (4100: pusher-js
+		// backs off, then reconnects); the write timeout ends one that does not.
+		c.why.Set(connstats.Slow)
+		c.t.cfg.Logger.Warn("slow consumer closed", "backlog", c.queued+len(frame))
+		frame, isClose = transport.SlowClose, true
+		c.nc.SetReadDeadline(time.Now().Add(c.t.cfg.Policy.CloseTimeout)) // the reader gives up then
 	}
 	c.queue = append(c.queue, frame)
 	c.queued += len(frame)
@@ -102,7 +106,7 @@ func (c *conn) writeQueued() bool {
 	c.queue, c.queued = nil, 0
 	c.mu.Unlock()
 	for _, f := range frames {
-		c.nc.SetWriteDeadline(time.Now().Add(c.t.cfg.WriteTimeout))
+		c.nc.SetWriteDeadline(time.Now().Add(c.t.cfg.Policy.WriteTimeout))
 		n, err := c.nc.Write(f)
 		c.t.stats.BytesOut.Add(int64(n))
 		if err != nil {
@@ -113,7 +117,7 @@ func (c *conn) writeQueued() bool {
 		c.t.stats.FramesOut.Add(1)
 	}
 	if closing {
-		c.nc.SetReadDeadline(time.Now().Add(c.t.cfg.CloseTimeout))
+		c.nc.SetReadDeadline(time.Now().Add(c.t.cfg.Policy.CloseTimeout))
 		return false
 	}
 	return true
@@ -155,21 +159,20 @@ func (c *conn) isClosing() bool {
 	return c.closing || c.failed
 }
 
-// idleWait is how long the reader waits for data before acting.
+// idleWait is how long the reader waits for data before acting: the close
+// timeout once closing, else the policy's silence.
 func (c *conn) idleWait() time.Duration {
-	cfg := &c.t.cfg
-	if c.pinged {
-		return cfg.PongWait
+	if c.isClosing() {
+		return c.t.cfg.Policy.CloseTimeout
 	}
-	grace := max(cfg.ActivityTimeout/10, time.Second)
-	return cfg.ActivityTimeout + grace
+	return c.t.cfg.Policy.Silence(c.pinged)
 }
 
 // idle pings a silent client, or closes it with 4201 if a ping went unanswered.
 func (c *conn) idle() {
 	if c.pinged {
 		c.setReason(connstats.Timeout)
-		c.t.do(func() { c.Close(ws.CloseCode(pusher.PongTimeout), "pong not received") })
+		c.t.do(func() { c.Close(transport.PongTimeoutCode, transport.PongTimeoutReason) })
 		return
 	}
 	c.pinged = true
@@ -178,7 +181,7 @@ func (c *conn) idle() {
 
 // decode handles the complete frames in *pending; false ends the connection.
 func (c *conn) decode(pending *[]byte) bool {
-	n, err := ws.Decode(&c.ws, *pending, c.t.cfg.MaxMessage, &c.frag, (*reader)(c))
+	n, err := ws.Decode(&c.ws, *pending, c.t.cfg.Policy.MaxMessage, &c.frag, (*reader)(c))
 	if err != nil {
 		var ce *ws.CloseError
 		c.setReason(connstats.Error)

@@ -1,8 +1,10 @@
 package portable
 
-import "github.com/roostproject/roost/internal/connstats"
-
-import "github.com/roostproject/roost/internal/ws"
+import (
+	"github.com/roostproject/roost/internal/connstats"
+	"github.com/roostproject/roost/internal/transport"
+	"github.com/roostproject/roost/internal/ws"
+)
 
 // reader is a conn seen as the frame decoder's handler; its methods run on
 // the reader goroutine.
@@ -32,10 +34,7 @@ func (r *reader) OnPong([]byte) bool { return true }
 func (r *reader) OnClose(code ws.CloseCode, _ []byte) bool {
 	c := (*conn)(r)
 	c.setReason(connstats.Client)
-	if code == ws.CloseNoStatus {
-		code = ws.CloseNormal
-	}
-	c.Close(code, "")
+	c.Close(transport.EchoCode(code), "")
 	c.mu.Lock()
 	c.failed = true
 	c.mu.Unlock()

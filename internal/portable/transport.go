@@ -2,30 +2,25 @@ package portable
 
 import (
 	"context"
-	"github.com/roostproject/roost/internal/connstats"
 	"log/slog"
 	"net"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/session"
+	"github.com/roostproject/roost/internal/transport"
 )
 
 // Config holds what the transport needs. All fields are required unless noted.
 type Config struct {
-	Shard           int // the hub shard id of this transport
-	Hub             *hub.Hub
-	Env             *session.Env
-	MaxMessage      int           // bytes
-	WriteBacklog    int           // bytes queued before a slow client is closed
-	WriteTimeout    time.Duration // a write blocked this long closes the connection
-	ActivityTimeout time.Duration
-	PongWait        time.Duration
-	CloseTimeout    time.Duration
-	Logger          *slog.Logger // nil means slog.Default()
+	Shard  int // the hub shard id of this transport
+	Hub    *hub.Hub
+	Env    *session.Env
+	Policy transport.Policy // the limits and timeouts of every connection
+	Logger *slog.Logger     // nil means slog.Default()
 }
 
 // Transport serves connections with goroutines.
@@ -118,6 +113,18 @@ func (t *Transport) Serve(nc net.Conn, buffered []byte, app *config.App) {
 	c.stopWriter()
 	t.stats.Ended(c.reason())
 	t.count.Add(-1)
+}
+
+// DisableApp closes every connection of the app with id appID with 4003,
+// on the dispatcher goroutine. It does not wait.
+func (t *Transport) DisableApp(appID string) {
+	t.do(func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		for c := range t.conns {
+			c.call().Disable(appID)
+		}
+	})
 }
 
 // Shutdown asks every connection to reconnect elsewhere (4200), waits for

@@ -63,7 +63,9 @@ func ParseUserData(s string) (UserData, error) {
 	return u, checkUserID(u.ID, errUserDataNoID, errUserDataLongID)
 }
 
-// parseWatchlist decodes an array of strings; null means none.
+// parseWatchlist decodes an array of strings; null means none. An id listed
+// twice is kept once, where it first appears: a watchlist is a set of users,
+// and a connection is one watcher of each.
 func parseWatchlist(raw []byte) ([]string, error) {
 	if isNull(raw) {
 		return nil, nil
@@ -73,12 +75,16 @@ func parseWatchlist(raw []byte) ([]string, error) {
 		return nil, errWatchlistType
 	}
 	var ids []string
+	seen := make(map[string]bool)
 	for val, ok := c.element(); ok; val, ok = c.element() {
 		id, isString := unquote(val)
 		if !isString {
 			return nil, errWatchlistType
 		}
-		ids = append(ids, id)
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
 	}
 	return ids, nil
 }

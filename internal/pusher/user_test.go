@@ -14,6 +14,7 @@ func TestParseUserData(t *testing.T) {
 		err       string
 	}{
 		{`{"id":"u1","user_info":{"name":"Ann"},"watchlist":["u2","u3"]}`, "u1", []string{"u2", "u3"}, ""},
+		{`{"id":"u1","watchlist":["u2","u3","u2"]}`, "u1", []string{"u2", "u3"}, ""},
 		{`{"id":"u1"}`, "u1", nil, ""},
 		{`{"id":"u1","watchlist":null}`, "u1", nil, ""},
 		{`{"id":""}`, "", nil, "non-empty string"},

@@ -55,7 +55,7 @@ func TestPresenceTabsAreOneMember(t *testing.T) {
 			t.Fatalf("presence data %s, want 2 members", ok.Data)
 		}
 		tab1.Conn.Close()
-		testutil.Eventually(t, waitLimit, "tab1 gone", func() bool { return s.Hub().Channel("app-id", "presence-room").SubscriptionCount == 2 })
+		testutil.Eventually(t, waitLimit, "tab1 gone", func() bool { return channelOf(s, "presence-room").SubscriptionCount == 2 })
 		tab2.Conn.Close()
 		ev = watcher.Expect("pusher_internal:member_removed") // no second member_added came before it
 		if !contains(string(ev.Data), `\"user_id\":\"u\"`) {

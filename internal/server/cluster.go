@@ -15,7 +15,8 @@ func (s *Server) joinCluster() error {
 	}
 	r, err := cluster.New(cluster.Config{
 		URL: s.cfg.Redis.URL, Prefix: s.cfg.Redis.Prefix, Node: s.hub.Node(),
-		Apps: apps, Deliver: s.hub.Deliver, Logger: s.log, Observer: s.observer(),
+		Apps: apps, Deliver: s.hub.Deliver, Reconcile: s.hub.Reconcile, Logger: s.log,
+		Observer: s.observer(),
 	})
 	if err != nil {
 		return err
@@ -27,8 +28,13 @@ func (s *Server) joinCluster() error {
 }
 
 // serveReady answers GET /ready: 200 when the node can serve its cluster,
-// 503 with the reason when it is degraded (Redis unreachable).
+// 503 with the reason when it is degraded (Redis or the app store
+// unreachable).
 func (s *Server) serveReady(w http.ResponseWriter, _ *http.Request) {
+	if err := s.apps.Ready(); err != nil {
+		http.Error(w, "degraded: "+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
 	if s.cluster != nil {
 		if err := s.cluster.Ready(); err != nil {
 			http.Error(w, "degraded: "+err.Error(), http.StatusServiceUnavailable)

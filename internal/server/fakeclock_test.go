@@ -93,7 +93,7 @@ func TestBlockedWriterTimesOutOnTime(t *testing.T) {
 		s := startPipeServer(t, nil)
 		c := s.patient(t)
 		c.Subscribe("firehose")
-		subscribed := func() bool { return s.Hub().Channel("app-id", "firehose").Occupied }
+		subscribed := func() bool { return channelOf(s, "firehose").Occupied }
 		s.Hub().Publish("app-id", hub.Publication{Channels: []string{"firehose"}, Event: "e", Data: "{}"})
 		// The client reads no more; a pipe buffers nothing, so the write blocks.
 		time.Sleep(s.cfg.Limits.WriteTimeout - time.Millisecond)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/testutil"
 	"github.com/roostproject/roost/internal/ws"
 )
@@ -98,3 +99,9 @@ func (s *testServer) connect(t testing.TB) *testutil.Client {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// channelOf reports a channel of the development app, as the HTTP API would.
+func channelOf(s interface{ Hub() *hub.Hub }, name string) hub.ChannelStats {
+	st, _ := s.Hub().Channel(context.Background(), "app-id", name)
+	return st
+}

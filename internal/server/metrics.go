@@ -1,6 +1,8 @@
 package server
 
 import (
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/json"
 	"net/http"
 	"net/http/pprof"
@@ -10,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/roostproject/roost/internal/connstats"
+	"github.com/roostproject/roost/internal/admission"
 	"github.com/roostproject/roost/internal/metrics"
 )
 
@@ -22,50 +24,60 @@ import (
 // setting, so it lives outside the ROOST_* names the config loader reads.
 const DebugEnv = "ROOSTDEBUG"
 
-// withMetrics wraps the node's routes with GET /metrics and, when DebugEnv
-// asks for them, the debug endpoints. Every other request goes to inner.
-func (s *Server) withMetrics(inner *http.ServeMux) *http.ServeMux {
-	reg := metrics.NewRegistry(metrics.SourceFunc(func(snap *metrics.Snapshot) {
-		s.snapshot(snap)
-		snap.HandshakesRefused = s.refused.Load()
-	}), Version)
-	outer := http.NewServeMux()
-	outer.Handle("GET /metrics", metrics.Handler(reg))
-	outer.Handle("/", inner)
+// metricsRoutes adds GET /metrics and, when DebugEnv asks for them, the
+// debug endpoints to mux, behind metrics.token when it is set, and returns
+// mux.
+func (s *Server) metricsRoutes(mux *http.ServeMux) *http.ServeMux {
+	reg := metrics.NewRegistry(metrics.SourceFunc(s.snapshot), Version)
+	guard := bearer(s.cfg.Metrics.Token)
+	mux.Handle("GET /metrics", guard(metrics.Handler(reg)))
 	if debugEnabled(os.Getenv(DebugEnv)) {
-		mountDebug(outer)
+		debug := http.NewServeMux()
+		mountDebug(debug)
+		mux.Handle("/debug/", guard(debug))
 	}
-	return outer
+	return mux
+}
+
+// bearer returns a wrapper that lets through only requests carrying
+// "Authorization: Bearer <token>" (RFC 6750 section 2.1), compared in
+// constant time; others get 401. An empty token lets everything through.
+func bearer(token string) func(http.Handler) http.Handler {
+	if token == "" {
+		return func(h http.Handler) http.Handler { return h }
+	}
+	want := sha256.Sum256([]byte("Bearer " + token))
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			got := sha256.Sum256([]byte(r.Header.Get("Authorization")))
+			if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="roost metrics"`)
+				http.Error(w, "roost: metrics.token is set: send Authorization: Bearer <token>", http.StatusUnauthorized)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
 }
 
 // snapshot fills snap from the transports' and the hub's counters.
 func (s *Server) snapshot(snap *metrics.Snapshot) {
 	snap.Channels, snap.Subscriptions = s.hub.Totals()
-	if s.poller != nil {
-		snap.Transports = append(snap.Transports, transportCounts("epoll", &s.stats))
+	refused := s.gate.Refused()
+	for r := admission.Connections; r < admission.NumReasons; r++ {
+		snap.Refused = append(snap.Refused, metrics.Refusal{Reason: r.String(), Count: refused[r]})
+		snap.HandshakesRefused += refused[r]
 	}
-	snap.Transports = append(snap.Transports, transportCounts("portable", s.portable.Stats()))
+	snap.MaxConnections = s.gate.Limits().MaxConnections
+	snap.HandshakeTimeouts = s.timeouts.Load()
+	if s.poller != nil {
+		snap.Transports = append(snap.Transports, metrics.Transport{Name: "epoll", Counts: s.stats.Read()})
+	}
+	snap.Transports = append(snap.Transports, metrics.Transport{Name: "portable", Counts: s.portable.Stats().Read()})
 	if s.cluster != nil {
 		snap.Cluster = &metrics.Cluster{Up: s.cluster.Ready() == nil, Dropped: s.cluster.Dropped()}
 	}
 	s.webhookMetrics(snap)
-}
-
-// The transports' close reasons and the metrics' reason labels are the same
-// list in the same order; this fails to compile if their lengths part.
-var _ [metrics.NumReasons]struct{} = [connstats.NumReasons]struct{}{}
-
-// transportCounts turns a transport's counters into its metrics.
-func transportCounts(name string, st *connstats.Stats) metrics.Transport {
-	t := metrics.Transport{
-		Name: name, Open: st.Open.Load(), Accepted: st.Accepted.Load(),
-		MessagesIn: st.MessagesIn.Load(), BytesIn: st.BytesIn.Load(),
-		FramesOut: st.FramesOut.Load(), BytesOut: st.BytesOut.Load(),
-	}
-	for r := range t.Closed {
-		t.Closed[r] = st.Closed[r].Load()
-	}
-	return t
 }
 
 // debugEnabled reports whether a DebugEnv value (a comma-separated list)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -15,19 +16,29 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/roostproject/roost/internal/admin"
+	"github.com/roostproject/roost/internal/admission"
 	"github.com/roostproject/roost/internal/api"
+	"github.com/roostproject/roost/internal/apps"
 	"github.com/roostproject/roost/internal/cluster"
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/netpoll"
 	"github.com/roostproject/roost/internal/portable"
+	"github.com/roostproject/roost/internal/ratelog"
 	"github.com/roostproject/roost/internal/session"
 	"github.com/roostproject/roost/internal/webhook"
 )
 
 // Version is the server version, set at build time with -ldflags.
 var Version = "0.1.0-dev"
+
+// The app store serves the handshake, the HTTP API and the admin API.
+var (
+	_ api.AppSource = (*apps.Source)(nil)
+	_ admin.Apps    = (*apps.Source)(nil)
+)
 
 // Server is one roost node.
 type Server struct {
@@ -40,13 +51,30 @@ type Server struct {
 	stats    connstats.Stats   // the epoll loops' counters
 	cluster  *cluster.Redis    // nil on a single node
 	webhooks *webhook.Webhooks // nil when no app has webhooks
-	refused  atomic.Int64      // WebSocket handshakes refused (HTTP error or Pusher code)
+	apps     *apps.Source
+	gate     *admission.Gate // the caps on new WebSocket connections
+	fds      tickets         // the admission tickets of the epoll loops' sockets
+	metrics  *http.Server    // serves metrics.addr; nil when /metrics is on addr
+	metricLn net.Listener    // metrics.addr once bound
+	timeouts atomic.Int64    // connections closed by the handshake timeout
+
+	// limitedLog writes each message at most once a second, with the
+	// count (ratelog): for refusals, net/http's errors and the transports,
+	// whose events come in floods.
+	limitedLog *slog.Logger
 }
 
 // New builds a node from a validated configuration.
 func New(cfg config.Config, log *slog.Logger) (*Server, error) {
-	s := &Server{cfg: &cfg, log: log}
-	loops := s.loops()
+	if err := checkExposure(&cfg); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: &cfg, log: log, gate: newGate(cfg.Limits)}
+	s.limitedLog = slog.New(ratelog.New(log.Handler(), time.Second))
+	loops, err := loopCount(s.cfg, netpoll.Supported)
+	if err != nil {
+		return nil, err
+	}
 	s.hub = hub.New(hub.Config{Shards: loops + 1, Encode: encode}, nodeID())
 	s.webhooks = s.newWebhooks()
 	if cfg.Redis.URL != "" {
@@ -55,40 +83,81 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 			return nil, err
 		}
 	}
+	if s.apps, err = apps.New(s.cfg, log, s.disableApp); err != nil {
+		s.closeWebhooks(context.Background())
+		return nil, err
+	}
 	s.startWebhooks()
 	env := &session.Env{Hub: s.hub, Config: s.cfg, Logger: log, Now: func() int64 { return time.Now().Unix() }}
 	if s.webhooks != nil {
 		env.OnCacheMiss = s.webhooks.CacheMiss
 	}
-	s.portable = portable.New(s.portableConfig(env, loops))
+	pol := policy(s.cfg)
+	s.portable = portable.New(portable.Config{Shard: loops, Hub: s.hub, Env: env, Policy: pol, Logger: s.limitedLog})
 	if loops > 0 {
-		p, err := netpoll.New(s.pollerConfig(env, loops))
+		p, err := netpoll.New(netpoll.Config{Loops: loops, Hub: s.hub, Env: env, Policy: pol, Logger: s.limitedLog, Stats: &s.stats, OnClose: s.socketClosed})
 		if err != nil {
 			s.closeWebhooks(context.Background())
 			return nil, fmt.Errorf("server: starting epoll loops: %w", err)
 		}
 		s.poller = p
 	}
-	s.http = &http.Server{
-		Handler:           s.routes(),
-		ReadHeaderTimeout: cfg.Limits.HandshakeTimeout,
-		MaxHeaderBytes:    cfg.Limits.MaxHeaderBytes,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	s.http = s.httpServer(s.routes())
+	s.http.ConnContext = withConn
+	s.http.ConnState = connState
+	if cfg.Metrics.Addr != "" {
+		s.metrics = s.httpServer(s.metricsRoutes(http.NewServeMux()))
 	}
 	return s, nil
 }
 
-// loops returns how many epoll loops to run; 0 means portable only.
-func (s *Server) loops() int {
-	c := s.cfg
-	if c.Transport == "portable" || !netpoll.Supported || (c.Transport == "auto" && c.TLS.Enabled()) {
-		return 0
+// idleTimeout is how long a keep-alive connection may wait for its next
+// request.
+const idleTimeout = 2 * time.Minute
+
+// setTimeouts bounds every phase of an HTTP request, so that no connection
+// outlives a timeout before it is hijacked: its headers (the handshake
+// timeout), its whole request with the body (plus the API body timeout), its
+// response (plus the write timeout), and the wait for the next request. An
+// upgraded WebSocket keeps none of these: the epoll transport takes the
+// socket out of the Go runtime, and the portable one sets its own deadline
+// before every read and write.
+func setTimeouts(h *http.Server, l config.Limits) {
+	h.ReadHeaderTimeout = l.HandshakeTimeout
+	h.ReadTimeout = l.HandshakeTimeout + l.APIBodyTimeout
+	h.WriteTimeout = h.ReadTimeout + l.WriteTimeout
+	h.IdleTimeout = idleTimeout
+}
+
+// httpServer returns an HTTP server for h with the node's timeouts and
+// size limits, whose own errors (a failed accept, a TLS handshake) are
+// logged at most once a second each.
+func (s *Server) httpServer(h http.Handler) *http.Server {
+	c := s.cfg.Limits
+	hs := &http.Server{
+		Handler:        h,
+		MaxHeaderBytes: c.MaxHeaderBytes,
+		ErrorLog:       log.New(httpErrors{s.limitedLog}, "", 0),
 	}
-	if c.Loops > 0 {
-		return c.Loops
+	setTimeouts(hs, c)
+	return hs
+}
+
+// loopCount returns how many epoll loops to run, 0 meaning portable only, on a
+// platform that has epoll or not. "auto" is portable where there is no epoll
+// or where the node serves TLS itself; "epoll" where there is none is an
+// error rather than a silent fallback.
+func loopCount(c *config.Config, epoll bool) (int, error) {
+	switch {
+	case c.Transport == config.TransportEpoll && !epoll:
+		return 0, fmt.Errorf("server: transport %q needs Linux (this is %s); use %q or %q",
+			config.TransportEpoll, runtime.GOOS, config.TransportAuto, config.TransportPortable)
+	case c.Transport == config.TransportPortable || !epoll || (c.Transport == config.TransportAuto && c.TLS.Enabled()):
+		return 0, nil
+	case c.Loops > 0:
+		return c.Loops, nil
 	}
-	return runtime.GOMAXPROCS(0)
+	return runtime.GOMAXPROCS(0), nil
 }
 
 // Transport names the transport serving new connections.
@@ -102,13 +171,20 @@ func (s *Server) Transport() string {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /app/{key}", s.serveWebSocket)
+	l := s.cfg.Limits
 	mux.Handle("/apps/", api.New(api.Config{
-		Apps: s.cfg, Backend: s.hub, Logger: s.log,
-		MaxBodySize: s.cfg.Limits.MaxBodySize, MaxEventData: s.cfg.Limits.MaxEventData,
+		Apps: s.apps, Backend: s.hub, Logger: s.log,
+		MaxBodySize: l.MaxBodySize, MaxEventData: l.MaxEventData,
+		BodyTimeout: l.APIBodyTimeout, RequestsPerIP: l.APIRequestsPerIP, BodyMemory: l.APIBodyMemory,
 	}))
+	if s.cfg.Admin.Token != "" {
+		mux.Handle("/admin/", admin.New(s.cfg.Admin.Token, s.apps, s.log))
+	}
 	mux.HandleFunc("GET /up", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "OK\n") })
 	mux.HandleFunc("GET /ready", s.serveReady)
-	mux = s.withMetrics(mux)
+	if s.cfg.Metrics.Addr == "" {
+		s.metricsRoutes(mux)
+	}
 	return mux
 }
 
@@ -118,6 +194,7 @@ func (s *Server) Listen() (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: listen on %s: %w", s.cfg.Addr, err)
 	}
+	ln = timeoutListener{Listener: ln, timeouts: &s.timeouts}
 	if s.cfg.TLS.Enabled() {
 		cert, err := tls.LoadX509KeyPair(s.cfg.TLS.CertFile, s.cfg.TLS.KeyFile)
 		if err != nil {
@@ -126,15 +203,33 @@ func (s *Server) Listen() (net.Listener, error) {
 		}
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 	}
+	if s.metrics != nil {
+		if s.metricLn, err = net.Listen("tcp", s.cfg.Metrics.Addr); err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("server: listen on %s (metrics.addr): %w", s.cfg.Metrics.Addr, err)
+		}
+	}
 	return ln, nil
+}
+
+// MetricsAddr returns the address /metrics is served on when metrics.addr
+// is set and Listen has bound it, else "".
+func (s *Server) MetricsAddr() string {
+	if s.metricLn == nil {
+		return ""
+	}
+	return s.metricLn.Addr().String()
 }
 
 // Serve serves ln until ctx ends, then shuts down gracefully: no new
 // connections, every client told to reconnect (4200), and an exit within
 // the shutdown timeout.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- s.http.Serve(ln) }()
+	if s.metricLn != nil {
+		go func() { errc <- s.metrics.Serve(s.metricLn) }()
+	}
 	select {
 	case err := <-errc:
 		if errors.Is(err, http.ErrServerClosed) {
@@ -151,6 +246,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // Shutdown stops the node within ctx.
 func (s *Server) Shutdown(ctx context.Context) error {
 	err := s.http.Shutdown(ctx)
+	if s.metrics != nil {
+		err = errors.Join(err, s.metrics.Shutdown(ctx))
+	}
 	if s.poller != nil {
 		err = errors.Join(err, s.poller.Shutdown(ctx))
 	}
@@ -159,7 +257,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if s.cluster != nil {
 		err = errors.Join(err, s.cluster.Close())
 	}
-	return err
+	return errors.Join(err, s.apps.Close())
+}
+
+// disableApp closes the connections of an app that was switched off or
+// removed in the app store with 4003.
+func (s *Server) disableApp(appID string) {
+	if s.poller != nil {
+		s.poller.DisableApp(appID)
+	}
+	s.portable.DisableApp(appID)
 }
 
 // Connections returns how many WebSocket connections the node serves.

@@ -3,29 +3,23 @@ package server
 import (
 	"strings"
 
+	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/hub"
-	"github.com/roostproject/roost/internal/netpoll"
-	"github.com/roostproject/roost/internal/portable"
 	"github.com/roostproject/roost/internal/pusher"
-	"github.com/roostproject/roost/internal/session"
+	"github.com/roostproject/roost/internal/transport"
 	"github.com/roostproject/roost/internal/ws"
 )
 
-func (s *Server) portableConfig(env *session.Env, shard int) portable.Config {
-	c := s.cfg
-	return portable.Config{
-		Shard: shard, Hub: s.hub, Env: env, Logger: s.log,
-		MaxMessage: c.Limits.MaxMessageSize, WriteBacklog: c.Limits.WriteBacklog, WriteTimeout: c.Limits.WriteTimeout,
-		ActivityTimeout: c.ActivityTimeout, PongWait: c.PongWait, CloseTimeout: c.Limits.HandshakeTimeout,
-	}
-}
-
-func (s *Server) pollerConfig(env *session.Env, loops int) netpoll.Config {
-	c := s.cfg
-	return netpoll.Config{
-		Loops: loops, FirstShard: 0, Hub: s.hub, Env: env, Logger: s.log, Stats: &s.stats,
-		MaxMessage: c.Limits.MaxMessageSize, WriteBacklog: c.Limits.WriteBacklog, WriteTimeout: c.Limits.WriteTimeout,
-		ActivityTimeout: c.ActivityTimeout, PongWait: c.PongWait, CloseTimeout: c.Limits.HandshakeTimeout,
+// policy is the connection policy both transports apply, read from the
+// configuration once.
+func policy(c *config.Config) transport.Policy {
+	return transport.Policy{
+		MaxMessage:      c.Limits.MaxMessageSize,
+		WriteBacklog:    c.Limits.WriteBacklog,
+		WriteTimeout:    c.Limits.WriteTimeout,
+		ActivityTimeout: c.ActivityTimeout,
+		PongWait:        c.PongWait,
+		CloseTimeout:    c.Limits.HandshakeTimeout,
 	}
 }
 

@@ -8,38 +8,77 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/roostproject/roost/internal/admission"
 	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/netpoll"
 	"github.com/roostproject/roost/internal/pusher"
 	"github.com/roostproject/roost/internal/ws"
 )
 
 // serveWebSocket upgrades GET /app/{key} and hands the connection to a
-// transport. A refused connection is upgraded first, so that the client
-// learns why from a pusher:error and a close code, as pusher-js expects
-// (docs/protocol.md, "Refusals").
+// transport. What the node cannot take (over a cap, out of descriptors) or
+// the app does not allow (its Origin) is refused with an HTTP status before
+// the upgrade. A connection refused for its app or protocol is upgraded
+// first, so that the client learns why from a pusher:error and a close
+// code, as pusher-js expects (docs/protocol.md, "Refusals").
 func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
-	nc, buffered, err := ws.Upgrade(w, r)
-	if err != nil {
-		s.refused.Add(1)
-		s.log.Debug("websocket handshake refused", "remote", r.RemoteAddr, "err", err)
+	ticket, ok := s.admitHandshake(w, r)
+	if !ok {
 		return
 	}
-	app := s.cfg.AppByKey(r.PathValue("key"))
+	app, storeErr := s.apps.ByKey(r.Context(), r.PathValue("key"))
+	if origin := r.Header.Get("Origin"); app != nil && origin != "" && !app.AllowsOrigin(origin) {
+		s.forbidden(w, origin)
+		s.gate.Release(ticket)
+		return
+	}
+	fd := -1
+	if s.Transport() == "epoll" {
+		var err error
+		if fd, err = netpoll.Dup(requestConn(r)); err != nil {
+			s.gate.Refuse(admission.Descriptors)
+			s.limitedLog.Warn("websocket handshake refused: cannot take the socket", "err", err)
+			s.overloaded(w, admission.Descriptors)
+			s.gate.Release(ticket)
+			return
+		}
+	}
+	s.upgrade(w, r, app, storeErr, ticket, fd)
+}
+
+// upgrade answers 101 and hands the connection to its transport; fd is the
+// socket's duplicate for an epoll loop, or -1 for the portable transport.
+// storeErr is the app store's failure to answer, which the client is told
+// to retry later (4100: pusher-js backs off and reconnects).
+func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, app *config.App, storeErr error, ticket admission.Ticket, fd int) {
+	nc, buffered, err := ws.Upgrade(w, r)
 	code, msg := admit(app, r.URL.Query())
-	if code == 0 && app.MaxConnections > 0 && s.hub.Connections(app.ID) >= app.MaxConnections {
+	if storeErr != nil {
+		code, msg = pusher.OverCapacity, "app store unavailable, try again later"
+	}
+	if err == nil && code == 0 && app.MaxConnections > 0 && s.hub.Connections(app.ID) >= app.MaxConnections {
 		code, msg = pusher.OverQuota, "app is over its connection quota"
 	}
-	if code != 0 {
-		s.refused.Add(1)
+	if err != nil || code != 0 {
+		if fd >= 0 {
+			netpoll.CloseDup(fd)
+		}
+		s.gate.Release(ticket)
+	}
+	switch {
+	case err != nil:
+		s.gate.Refuse(admission.Invalid)
+		s.log.Debug("websocket handshake refused", "remote", r.RemoteAddr, "err", err)
+	case code != 0:
+		s.gate.Refuse(admission.App)
 		s.refuse(nc, code, msg)
-		return
-	}
-	if s.Transport() == "portable" {
+	case fd < 0:
 		s.portable.Serve(nc, buffered, app)
-		return
-	}
-	if err := s.poller.Add(nc, buffered, app); err != nil {
-		s.log.Warn("connection not handed to a loop", "err", err)
+		s.gate.Release(ticket)
+	default:
+		s.fds.put(fd, ticket)
+		nc.Close() // the duplicate keeps the socket open
+		s.poller.Add(fd, buffered, app)
 	}
 }
 

@@ -7,21 +7,6 @@ import (
 	"github.com/roostproject/roost/internal/pusher"
 )
 
-// rateWindow counts client events in the current one-second window.
-type rateWindow struct {
-	second uint32
-	count  uint32
-}
-
-// allow counts one event at second now and reports whether it is within limit.
-func (r *rateWindow) allow(now int64, limit int) bool {
-	if uint32(now) != r.second {
-		r.second, r.count = uint32(now), 0
-	}
-	r.count++
-	return int(r.count) <= limit
-}
-
 // clientEvent relays a client- event to the channel's other subscribers
 // (Pusher "Client events").
 func (s Call) clientEvent(msg pusher.Message) {
@@ -39,11 +24,10 @@ func (s Call) clientEvent(msg pusher.Message) {
 		s.sendError(0, "not subscribed to channel "+quote(msg.Channel))
 		return
 	}
-	if !s.rate.allow(s.env.Now(), s.env.Config.Limits.ClientEventsPerSecond) {
-		s.sendError(pusher.ClientRateLimit, "client event rate limit reached: event dropped")
+	if !s.withinRate() {
 		return
 	}
-	p := hub.Publication{Channels: []string{msg.Channel}, Event: msg.Event, Data: eventData(msg.Data), SocketID: s.SocketID(), UserID: s.subs[i].member, Client: true}
+	p := hub.Publication{Channels: []string{msg.Channel}, Event: msg.Event, Data: eventData(msg.Data), SocketID: s.SocketID(), UserID: s.subs[i].member}
 	if err := s.env.Hub.Publish(s.app.ID, p); err != nil {
 		s.sendError(0, "client event not delivered: "+err.Error())
 	}
@@ -57,4 +41,21 @@ func eventData(raw json.RawMessage) string {
 		return str
 	}
 	return string(raw)
+}
+
+// withinRate counts a client event against the connection's limit and then
+// the app's on this node; over either, the event is dropped with 4301 and
+// the connection stays (Pusher docs, "Client events").
+func (s Call) withinRate() bool {
+	now := s.env.Now()
+	var ok bool
+	if s.rate, ok = s.rate.take(now, s.env.Config.Limits.ClientEventsPerSecond); !ok {
+		s.sendError(pusher.ClientRateLimit, "client event rate limit reached: event dropped")
+		return false
+	}
+	if !s.env.clientEvents.allow(s.app, now) {
+		s.sendError(pusher.ClientRateLimit, "the app's client event rate limit reached: event dropped")
+		return false
+	}
+	return true
 }

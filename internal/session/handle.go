@@ -9,6 +9,8 @@ import (
 
 // HandleText processes one complete text message from the client. A message
 // that cannot be understood gets a pusher:error and the connection stays up.
+// A message that must wait for the store's answer to an earlier one is kept
+// and handled after it (see mustWait).
 func (s Call) HandleText(payload []byte) {
 	if s.closed {
 		return
@@ -17,6 +19,17 @@ func (s Call) HandleText(payload []byte) {
 		s.sendFrame(pongFrame) // what pusher-js sends every activity_timeout
 		return
 	}
+	if s.waiting() {
+		if channel := clientEventChannel(payload); s.mustWait(channel) {
+			s.hold(payload, channel)
+			return
+		}
+	}
+	s.handle(payload)
+}
+
+// handle parses a message and acts on it.
+func (s Call) handle(payload []byte) {
 	msg, err := pusher.ParseMessage(payload)
 	if err != nil {
 		s.sendError(0, err.Error())
@@ -35,6 +48,15 @@ func (s Call) HandleText(payload []byte) {
 	default:
 		s.other(msg)
 	}
+}
+
+// clientEventChannel returns the channel of a client event, or "".
+func clientEventChannel(payload []byte) string {
+	msg, err := pusher.ParseMessage(payload)
+	if err != nil || !strings.HasPrefix(msg.Event, pusher.ClientEventPrefix) {
+		return ""
+	}
+	return msg.Channel
 }
 
 func (s Call) other(msg pusher.Message) {

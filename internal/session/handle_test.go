@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -79,7 +80,7 @@ func TestClosedSessionIsSilent(t *testing.T) {
 	r.join("news", "")
 	r.close()
 	r.close() // a second Closed does nothing
-	if got := f.env.Hub.Channel("app-id", "news"); got.Occupied {
+	if got, _ := f.env.Hub.Channel(context.Background(), "app-id", "news"); got.Occupied {
 		t.Fatalf("a closed session still holds its channel: %+v", got)
 	}
 	r.send(`{"event":"pusher:ping","data":{}}`)

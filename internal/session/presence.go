@@ -1,7 +1,6 @@
 package session
 
 import (
-	"encoding/json"
 	"errors"
 
 	"github.com/roostproject/roost/internal/hub"
@@ -11,64 +10,59 @@ import (
 var errNotThisUser = errors.New("server-to-user channels are joined by signing in as that user")
 
 // joinPresence subscribes to a presence channel as the member described by
-// channelData, or as the signed-in user when channelData is empty.
+// channelData, or as the signed-in user when channelData is empty. Once
+// the channel is ready, the store records the member (hub.Join, which may
+// wait for the cluster); a client event on the channel meanwhile waits.
 func (s Call) joinPresence(name, channelData string) {
 	m, err := s.member(channelData)
 	if err != nil {
 		s.subscriptionError(name, "InvalidChannelData", err.Error(), 400)
 		return
 	}
-	ch := s.env.Hub.Acquire(s.app.ID, name)
-	s.whenReady(ch, func() { s.joinedPresence(ch, m) })
+	h, shard := s.env.Hub, s.conn.Shard()
+	self := hub.Member{ID: m.UserID, Info: string(m.UserInfo)}
+	ch := h.Acquire(s.app.ID, name)
+	s.whenReady(ch, func(w uint16) {
+		h.Join(ch, shard, self, s.app.MaxPresenceMembers, s.SocketID(), func(err error) {
+			s.joinedPresence(ch, w, self, err)
+		})
+	})
 }
 
-// joinedPresence makes the connection a member of a ready presence channel.
-func (s Call) joinedPresence(ch *hub.Channel, m pusher.Member) {
+// joinedPresence answers a presence join once the store has: the
+// connection becomes a member, or gets a subscription_error. A join
+// cancelled meanwhile (unsubscribe, close) is undone in the store.
+func (s Call) joinedPresence(ch *hub.Channel, w uint16, self hub.Member, err error) {
 	h := s.env.Hub
-	first, err := h.Join(ch, m.UserID, string(m.UserInfo), s.app.MaxPresenceMembers)
-	if err != nil {
-		h.Release(ch)
-		s.subscriptionError(ch.Name(), "LimitReached", err.Error(), 403)
+	if !s.dropPending(ch, w) {
+		if err == nil {
+			h.Leave(ch, self.ID)
+		}
 		return
 	}
-	s.attach(ch, m.UserID)
-	s.succeeded(ch)
-	s.afterJoin(ch)
-	if first {
-		s.memberEvent(ch, "pusher_internal:member_added", memberJSON(m.UserID, string(m.UserInfo)), s.SocketID())
+	if err != nil {
+		h.Release(ch)
+		typ, status := "Unavailable", 503
+		if errors.Is(err, hub.ErrChannelFull) {
+			typ, status = "LimitReached", 403
+		}
+		s.subscriptionError(ch.Name(), typ, err.Error(), status)
+		s.resume()
+		return
 	}
+	s.joined(ch, &self)
 }
 
-// member parses presence channel_data, checking the app's limits.
-func (s Call) member(channelData string) (pusher.Member, error) {
-	if channelData == "" && s.user != nil {
-		return pusher.Member{UserID: s.user.id, UserInfo: s.user.info}, nil
-	}
-	m, err := pusher.ParseChannelData(channelData)
-	if err != nil {
+// member parses presence channel_data, or takes the signed-in user's
+// identity when there is none, checking the app's limits either way.
+func (s Call) member(channelData string) (m pusher.Member, err error) {
+	if u := s.signedIn(); channelData == "" && u != nil {
+		m = pusher.Member{UserID: u.id, UserInfo: u.info}
+	} else if m, err = pusher.ParseChannelData(channelData); err != nil {
 		return m, err
 	}
 	if max := s.app.MaxPresenceUserInfo; max > 0 && len(m.UserInfo) > max {
 		return m, errors.New("user_info is larger than the app allows")
 	}
 	return m, nil
-}
-
-// memberEvent publishes a member_added/member_removed event on ch.
-func (s Call) memberEvent(ch *hub.Channel, event, data, except string) {
-	err := s.env.Hub.Publish(s.app.ID, hub.Publication{Channels: []string{ch.Name()}, Event: event, Data: data, SocketID: except})
-	if err != nil {
-		s.env.Logger.Warn("presence event not published", "channel", ch.Name(), "event", event, "err", err)
-	}
-}
-
-// memberJSON is the data of member_added ({user_id, user_info}) or, with no
-// info, of member_removed ({user_id}).
-func memberJSON(id, info string) string {
-	v := map[string]any{"user_id": id}
-	if info != "" {
-		v["user_info"] = json.RawMessage(info)
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
 }

@@ -35,6 +35,9 @@ type Env struct {
 	// OnCacheMiss, when not nil, is told of every cache miss (the hook for
 	// the cache_miss webhook).
 	OnCacheMiss func(app, channel string)
+
+	// clientEvents counts each app's client events per second on this node.
+	clientEvents appRates
 }
 
 // CacheMiss reports a subscription to a cache channel with nothing cached.
@@ -52,15 +55,21 @@ type Session struct {
 	app    *config.App
 	seq    uint64
 	subs   []subscription
-	user   *user
-	rate   rateWindow
+	x      *extra // the signed-in user and what waits for the store, or nil
+	rate   window
 	closed bool
+	// nsubs counts subs; nclient those the client asked for, which
+	// limits.max_subscriptions_per_connection caps (see subs.go); waits
+	// numbers the joins that waited (see whenReady). They sit in what would
+	// be the padding after closed.
+	nsubs, nclient, waits uint16
 }
 
 // subscription is one channel the connection has joined.
 type subscription struct {
 	ch     *hub.Channel
 	index  int32  // position in the channel's list for our shard
+	wait   uint16 // a pending subscription's wait (see whenReady)
 	member string // presence user id; "" on other channels
 }
 
@@ -99,14 +108,21 @@ func (s Call) Terminate() {
 	s.conn.Close(ws.CloseCode(pusher.Unauthorized), "terminated by the server")
 }
 
+// Disable closes the connection with 4003 if it belongs to the app with id
+// appID: the app was disabled or removed while the connection was open.
+func (s Call) Disable(appID string) {
+	if s.closed || s.app == nil || s.app.ID != appID {
+		return
+	}
+	s.sendError(pusher.AppDisabled, "app is disabled")
+	s.conn.Close(ws.CloseCode(pusher.AppDisabled), "app is disabled")
+}
+
 // Moved records the connection's new position in ch's list (for
 // hub.Subscriber).
 func (s *Session) Moved(ch *hub.Channel, index int) {
-	for i := range s.subs {
-		if s.subs[i].ch == ch {
-			s.subs[i].index = int32(index)
-			return
-		}
+	if i := s.find(ch.Name()); i >= 0 {
+		s.subs[i].index = int32(index)
 	}
 }
 
@@ -138,17 +154,23 @@ func (s Call) Shutdown() {
 
 // Closed leaves every channel. The transport calls it once the connection
 // is gone or closing, from the goroutine that owns the session and never
-// from inside a hub delivery.
+// from inside a hub delivery. Joins and a sign-in still waiting for the
+// store are cancelled: each undoes itself when the store answers.
 func (s Call) Closed() {
 	if s.closed {
 		return
 	}
-	s.closed = true
-	for len(s.subs) > 0 {
-		s.leave(len(s.subs) - 1)
+	s.closed = true // from now on the set keeps its layout while it empties
+	for i := 0; i < len(s.subs); {
+		if s.subs[i].ch == nil {
+			i++
+			continue
+		}
+		s.leave(i) // moves another subscription into i, or empties it
 	}
 	s.subs = nil
 	s.signout()
+	s.x = nil
 	s.env.Hub.Disconnected(s.app.ID)
 }
 

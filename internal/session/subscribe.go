@@ -2,6 +2,8 @@ package session
 
 import (
 	"encoding/json"
+	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/roostproject/roost/internal/auth"
@@ -19,9 +21,17 @@ func (s Call) subscribe(msg pusher.Message) {
 	}
 	name := req.Channel
 	if i := s.find(name); i >= 0 {
-		if s.subs[i].index != pending {
-			s.succeeded(s.subs[i].ch)
+		if sub := s.subs[i]; sub.index != pending {
+			var self *hub.Member
+			if sub.member != "" {
+				self = &hub.Member{ID: sub.member}
+			}
+			s.succeeded(sub.ch, s.env.Hub.Snapshot(sub.ch, self).Members)
 		}
+		return
+	}
+	if max := s.env.Config.Limits.MaxSubscriptionsPerConnection; int(s.nclient) >= max {
+		s.subscriptionError(name, "LimitReached", fmt.Sprintf("a connection may subscribe to at most %d channels; unsubscribe from one first", max), 403)
 		return
 	}
 	kind := pusher.KindOf(name)
@@ -37,7 +47,7 @@ func (s Call) subscribe(msg pusher.Message) {
 		s.joinPresence(name, req.ChannelData)
 		return
 	}
-	s.join(name, "")
+	s.join(name)
 }
 
 // checkChannel validates a channel name; a server-to-user channel is only
@@ -50,13 +60,17 @@ func (s Call) checkChannel(name string, kind pusher.Kind) error {
 }
 
 // join subscribes the connection to a channel it has been allowed on,
-// answering once the channel receives other nodes' events too.
-func (s Call) join(name, member string) {
-	ch := s.env.Hub.Acquire(s.app.ID, name)
-	s.whenReady(ch, func() {
-		s.attach(ch, member)
-		s.succeeded(ch)
-		s.afterJoin(ch)
+// answering once the channel receives other nodes' events too and the node
+// knows what a new subscriber is told (a cache channel's last event).
+func (s Call) join(name string) {
+	h, shard := s.env.Hub, s.conn.Shard()
+	ch := h.Acquire(s.app.ID, name)
+	s.whenReady(ch, func(w uint16) {
+		h.Prepare(ch, shard, func() {
+			if s.dropPending(ch, w) {
+				s.joined(ch, nil)
+			}
+		})
 	})
 }
 
@@ -65,61 +79,111 @@ func (s Call) join(name, member string) {
 // find it) but not in the hub's lists.
 const pending = -1
 
-// whenReady runs f on the connection's goroutine once ch is ready, unless
-// the subscription was cancelled meanwhile (unsubscribe or close, which
-// release the channel themselves).
-func (s Call) whenReady(ch *hub.Channel, f func()) {
-	s.subs = append(s.subs, subscription{ch: ch, index: pending})
+// whenReady records a pending subscription to ch and runs f on the
+// connection's goroutine once ch is ready, unless the subscription was
+// cancelled meanwhile (unsubscribe or close, which release the channel
+// themselves). f gets the wait's number, and ends the pending subscription
+// with dropPending: an answer to a wait cancelled and begun again must not
+// be taken for the answer to the new one.
+func (s Call) whenReady(ch *hub.Channel, f func(wait uint16)) {
+	s.waits++
+	w := s.waits
+	s.add(subscription{ch: ch, index: pending, wait: w})
+	s.ext().pending++
 	s.env.Hub.WhenReady(ch, s.conn.Shard(), func() {
-		if s.dropPending(ch) {
-			f()
+		if s.isPending(ch, w) {
+			f(w)
 		}
 	})
 }
 
-// dropPending removes ch's pending subscription and reports whether there
-// was one.
-func (s Call) dropPending(ch *hub.Channel) bool {
-	for i := range s.subs {
-		if s.subs[i].ch == ch && s.subs[i].index == pending {
-			last := len(s.subs) - 1
-			s.subs[i] = s.subs[last]
-			s.subs[last] = subscription{}
-			s.subs = s.subs[:last]
-			return true
-		}
+// pendingIndex returns the index of the pending subscription to channel,
+// or -1.
+func (s Call) pendingIndex(channel string) int {
+	if i := s.find(channel); i >= 0 && s.subs[i].index == pending {
+		return i
 	}
-	return false
+	return -1
 }
 
-// attach adds the connection to ch's subscribers; ch was acquired for it.
-func (s Call) attach(ch *hub.Channel, member string) {
-	index := s.env.Hub.Attach(ch, s.conn.Shard(), s.conn)
-	s.subs = append(s.subs, subscription{ch: ch, index: int32(index), member: member})
+// isPending reports whether wait w for ch is still under way.
+func (s Call) isPending(ch *hub.Channel, w uint16) bool {
+	i := s.find(ch.Name())
+	return i >= 0 && s.subs[i].ch == ch && s.subs[i].index == pending && s.subs[i].wait == w
 }
 
-// succeeded sends pusher_internal:subscription_succeeded for ch.
-func (s Call) succeeded(ch *hub.Channel) {
-	if pusher.KindOf(ch.Name()).IsPresence() {
-		s.send(pusher.AppendPresenceSucceeded(nil, ch.Name(), s.env.Hub.MemberInfos(ch)))
-		return
+// dropPending ends wait w for ch and reports whether it was under way;
+// false means it was cancelled.
+func (s Call) dropPending(ch *hub.Channel, w uint16) bool {
+	if !s.isPending(ch, w) {
+		return false
 	}
-	s.send(pusher.AppendSubscriptionSucceeded(nil, ch.Name()))
+	s.forget(s.find(ch.Name()))
+	return true
 }
 
-// afterJoin replays a cache channel's last event (or says it has none) and
-// announces the new subscription count where the app asks for counts.
-func (s Call) afterJoin(ch *hub.Channel) {
-	name := ch.Name()
-	if pusher.KindOf(name).IsCache() {
-		if frame, ok := s.env.Hub.CachedFrame(s.app.ID, name); ok {
-			s.conn.Send(frame)
+// forget removes pending subscription i.
+func (s Call) forget(i int) {
+	s.remove(i)
+	if s.x.pending--; s.x.pending == 0 {
+		s.tidy()
+	}
+}
+
+// joined adds the connection to ch's subscribers (ch was acquired for it;
+// self is its presence member, or nil) and tells the client: succeeded,
+// then a cache channel's last event or a cache miss, then the new count
+// where the app wants counts. Then the messages that waited are handled.
+func (s Call) joined(ch *hub.Channel, self *hub.Member) {
+	j := s.env.Hub.AttachNew(ch, s.conn.Shard(), s.conn, self)
+	member := ""
+	if self != nil {
+		member = self.ID
+	}
+	s.add(subscription{ch: ch, index: int32(j.Index), member: member})
+	s.succeeded(ch, j.Members)
+	if name := ch.Name(); pusher.KindOf(name).IsCache() {
+		if j.Cached != nil {
+			s.conn.Send(j.Cached)
 		} else {
 			s.send(pusher.AppendCacheMiss(nil, name))
 			s.env.CacheMiss(s.app.ID, name)
 		}
 	}
 	s.countChanged(ch)
+	s.resume()
+}
+
+// attach adds the connection to ch's subscribers; ch was acquired for it.
+func (s Call) attach(ch *hub.Channel, member string) {
+	index := s.env.Hub.Attach(ch, s.conn.Shard(), s.conn)
+	s.add(subscription{ch: ch, index: int32(index), member: member})
+}
+
+// succeeded sends pusher_internal:subscription_succeeded for ch, with the
+// members of a presence channel.
+func (s Call) succeeded(ch *hub.Channel, members []hub.Member) {
+	if pusher.KindOf(ch.Name()).IsPresence() {
+		s.send(pusher.AppendPresenceSucceeded(nil, ch.Name(), memberInfos(members)))
+		return
+	}
+	s.send(pusher.AppendSubscriptionSucceeded(nil, ch.Name()))
+}
+
+// memberInfos yields members as user id and user_info pairs (nil info for
+// a member that gave none).
+func memberInfos(members []hub.Member) iter.Seq2[string, json.RawMessage] {
+	return func(yield func(string, json.RawMessage) bool) {
+		for _, m := range members {
+			var info json.RawMessage
+			if m.Info != "" {
+				info = json.RawMessage(m.Info)
+			}
+			if !yield(m.ID, info) {
+				return
+			}
+		}
+	}
 }
 
 // countChanged sends pusher_internal:subscription_count when the app wants
@@ -139,6 +203,7 @@ func (s Call) unsubscribe(msg pusher.Message) {
 	}
 	if i := s.find(name); i >= 0 && !strings.HasPrefix(name, "#") {
 		s.leave(i)
+		s.resume()
 	}
 }
 
@@ -146,30 +211,19 @@ func (s Call) unsubscribe(msg pusher.Message) {
 // this was the user's last connection in the channel.
 func (s Call) leave(i int) {
 	sub := s.subs[i]
-	last := len(s.subs) - 1
-	s.subs[i] = s.subs[last]
-	s.subs[last] = subscription{}
-	s.subs = s.subs[:last]
 	h := s.env.Hub
 	if sub.index == pending {
+		s.forget(i)
 		h.Release(sub.ch)
 		return
 	}
+	s.remove(i)
 	h.Detach(sub.ch, s.conn.Shard(), int(sub.index))
-	if sub.member != "" && h.Leave(sub.ch, sub.member) {
-		s.memberEvent(sub.ch, "pusher_internal:member_removed", memberJSON(sub.member, ""), "")
+	if sub.member != "" {
+		h.Leave(sub.ch, sub.member)
 	}
 	h.Release(sub.ch)
 	s.countChanged(sub.ch)
-}
-
-func (s Call) find(name string) int {
-	for i := range s.subs {
-		if s.subs[i].ch.Name() == name {
-			return i
-		}
-	}
-	return -1
 }
 
 func (s Call) subscriptionError(channel, typ, message string, status int) {

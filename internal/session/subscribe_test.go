@@ -82,6 +82,14 @@ func TestSubscribe(t *testing.T) {
 		{name: "presence, user_info over the app's limit", app: func(a *config.App) { a.MaxPresenceUserInfo = 16 },
 			send: signed("presence-r", `{"user_id":"u","user_info":"`+strings.Repeat("i", 15)+`"}`),
 			want: []string{subscriptionError("presence-r", "InvalidChannelData", "user_info is larger than the app allows", 400)}},
+		{name: "presence as the signed-in user, user_info over the app's limit", app: func(a *config.App) { a.MaxPresenceUserInfo = 16 },
+			before: func(_ *fixture, r *recorder) {
+				r.send(r.signin(`{"id":"u","user_info":"` + strings.Repeat("i", 15) + `"}`))
+			},
+			send: signed("presence-r", ""),
+			want: []string{subscriptionError("presence-r", "InvalidChannelData", "user_info is larger than the app allows", 400)}},
+		{name: "presence as the signed-in user", before: func(_ *fixture, r *recorder) { r.send(r.signin(`{"id":"alice","user_info":{"name":"Alice"}}`)) },
+			send: signed("presence-r", ""), want: []string{event("pusher_internal:subscription_succeeded", "presence-r", alicePresence)}},
 		{name: "presence, channel full", app: func(a *config.App) { a.MaxPresenceMembers = 1 },
 			before: func(f *fixture, _ *recorder) { f.connect().join("presence-r", `{"user_id":"bob"}`) },
 			send:   signed("presence-r", alice),

@@ -18,6 +18,9 @@ type user struct {
 // signin handles pusher:signin (Pusher "User authentication"): a valid
 // signature over "socket_id::user::user_data" gives the connection its user
 // and joins it to the user's server-to-user channel; anything else is 4009.
+// The store counts the user's connections (hub.SignIn, which may wait for
+// the cluster): signin_success and the watchlist's state follow its
+// answer, and every message the client sends meanwhile waits.
 func (s Call) signin(msg pusher.Message) {
 	req, err := pusher.ParseSignin(msg.Data)
 	if err != nil {
@@ -33,35 +36,65 @@ func (s Call) signin(msg pusher.Message) {
 		s.unauthorized(err.Error())
 		return
 	}
-	if s.user != nil && s.user.id != ud.ID {
-		s.unauthorized("already signed in as another user")
+	if u := s.signedIn(); u != nil {
+		if u.id != ud.ID {
+			s.unauthorized("already signed in as another user")
+			return
+		}
+		s.send(pusher.AppendSigninSuccess(nil, req.UserData))
 		return
 	}
-	first := s.user == nil
-	if first {
-		s.becomeUser(ud.ID, userInfo(req.UserData))
-	}
-	s.send(pusher.AppendSigninSuccess(nil, req.UserData))
-	if first {
-		s.watch(ud.Watchlist)
-	}
+	s.becomeUser(ud.ID, userInfo(req.UserData))
+	s.x.signing = awaitingStore
+	app, id := s.app.ID, ud.ID
+	s.env.Hub.SignIn(app, id, s.conn.Shard(), func(err error) {
+		if s.closed {
+			if err == nil {
+				s.env.Hub.SignOut(app, id) // Closed left it to this answer
+			}
+			return
+		}
+		s.afterSignin(req.UserData, ud.Watchlist, err)
+	})
 }
 
-// becomeUser gives the connection its user: it joins the user's
-// server-to-user channel and, if the user was offline, tells its watchers.
-func (s Call) becomeUser(id string, info json.RawMessage) {
-	h := s.env.Hub
-	s.user = &user{id: id, info: info}
-	s.attach(h.Acquire(s.app.ID, hub.ServerToUserPrefix+id), "")
-	if h.SignIn(s.app.ID, id) {
-		s.watchEvent(id, "online")
+// afterSignin answers a sign-in once the store has: signin_success and the
+// watchlist's state, or a pusher:error when the store did not answer (the
+// connection stays up, not signed in, and may try again). Then the
+// messages that waited are handled.
+func (s Call) afterSignin(userData string, watchlist []string, err error) {
+	if err != nil {
+		s.dropUser()
+		s.sendError(pusher.NoCode, "sign-in failed, try again: "+err.Error())
+		s.resume()
+		return
 	}
+	s.send(pusher.AppendSigninSuccess(nil, userData))
+	s.watch(watchlist)
+}
+
+// becomeUser gives the connection its user and joins it to the user's
+// server-to-user channel.
+func (s Call) becomeUser(id string, info json.RawMessage) {
+	s.ext().user = &user{id: id, info: info}
+	s.attach(s.env.Hub.Acquire(s.app.ID, hub.ServerToUserPrefix+id), "")
+}
+
+// dropUser undoes becomeUser after a sign-in the store did not take.
+func (s Call) dropUser() {
+	if i := s.find(hub.ServerToUserPrefix + s.x.user.id); i >= 0 {
+		s.leave(i)
+	}
+	s.x.user, s.x.signing = nil, noSignin
 }
 
 // watch subscribes the connection to the online/offline changes of the
-// users in its watchlist and tells it which of them are online now.
+// users in its watchlist and tells it which of them are online now; the
+// sign-in is complete once it has.
 func (s Call) watch(ids []string) {
 	if len(ids) == 0 {
+		s.x.signing = noSignin
+		s.resume()
 		return
 	}
 	if len(ids) > pusher.MaxWatchlist {
@@ -72,21 +105,19 @@ func (s Call) watch(ids []string) {
 	for _, id := range ids {
 		s.attach(h.Acquire(s.app.ID, hub.WatchlistPrefix+id), "")
 	}
-	s.send(pusher.AppendWatchlistEvents(nil, h.Online(s.app.ID, ids), nil))
-}
-
-// watchEvent tells the watchers of user id that it came online or went
-// offline.
-func (s Call) watchEvent(id, name string) {
-	type event struct {
-		Name    string   `json:"name"`
-		UserIDs []string `json:"user_ids"`
-	}
-	data, _ := json.Marshal(map[string][]event{"events": {{name, []string{id}}}})
-	p := hub.Publication{Channels: []string{hub.WatchlistPrefix + id}, Event: "pusher_internal:watchlist_events", Data: string(data)}
-	if err := s.env.Hub.Publish(s.app.ID, p); err != nil {
-		s.env.Logger.Warn("watchlist event not published", "user", id, "err", err)
-	}
+	s.x.signing = awaitingWatchlist
+	h.Online(s.app.ID, ids, s.conn.Shard(), func(online []string, err error) {
+		if s.closed {
+			return
+		}
+		if err != nil {
+			s.sendError(pusher.NoCode, "the watchlist's state is unknown: "+err.Error())
+		} else {
+			s.send(pusher.AppendWatchlistEvents(nil, online, nil))
+		}
+		s.x.signing = noSignin
+		s.resume()
+	})
 }
 
 func (s Call) unauthorized(message string) {
@@ -94,16 +125,18 @@ func (s Call) unauthorized(message string) {
 	s.conn.Close(ws.CloseCode(pusher.Unauthorized), "unauthorized")
 }
 
-// signout forgets the user when the connection closes and, if it was the
-// user's last connection, tells its watchers.
+// signout forgets the user when the connection closes; the store is told
+// and, if it was the user's last connection, its watchers. A sign-in the
+// store has not answered yet is undone by its answer instead.
 func (s Call) signout() {
-	if s.user == nil {
+	u := s.signedIn()
+	if u == nil {
 		return
 	}
-	if s.env.Hub.SignOut(s.app.ID, s.user.id) {
-		s.watchEvent(s.user.id, "offline")
+	if s.x.signing != awaitingStore {
+		s.env.Hub.SignOut(s.app.ID, u.id)
 	}
-	s.user = nil
+	s.x.user = nil
 }
 
 // userInfo is the user_info object of user_data, used as the presence

@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/roostproject/roost/internal/auth"
@@ -142,4 +143,22 @@ func TestTerminateUser(t *testing.T) {
 		t.Fatalf("close codes: bob %d, carol %d; want 4009 and none", bob.closeCode(), other.closeCode())
 	}
 	other.expect()
+}
+
+// TestWatchlistNamesUserTwice: a watchlist that names a user twice makes the
+// connection one watcher of that user. Two watchers in the hub's list, with
+// one position remembered, used to corrupt the list when another watcher
+// left, and the loop panicked when this connection closed.
+func TestWatchlistNamesUserTwice(t *testing.T) {
+	f := newFixture(t, nil)
+	carol, alice := f.connect(), f.connect()
+	carol.send(carol.signin(`{"id":"carol","watchlist":["bob"]}`))
+	alice.send(alice.signin(`{"id":"alice","watchlist":["bob","bob"]}`))
+	carol.close()
+	bob := f.connect()
+	bob.send(bob.signin(`{"id":"bob"}`))
+	if got := alice.take(); len(got) != 3 || !strings.Contains(got[2], `online\",\"user_ids\":[\"bob\"]`) {
+		t.Fatalf("alice got %q, want one online event for bob after her sign-in", got)
+	}
+	alice.close()
 }

@@ -3,6 +3,7 @@ package testutil
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -126,3 +127,6 @@ func (c *Client) Describe() string {
 	last := c.frames[max(0, len(c.frames)-describeLast):]
 	return fmt.Sprintf("%d frames read, the last %v", len(c.frames), last)
 }
+
+// Frames returns every message read so far, in order.
+func (c *Client) Frames() []Frame { return slices.Clone(c.frames) }

@@ -1,9 +1,13 @@
 // Package cluster holds the failure tests of a roost cluster over Redis
-// (docs/cluster.md, "When Redis goes away"): they run real `roost serve`
-// processes built with `go build` against a private redis-server that the
-// test kills with SIGKILL and starts again on the same port, to prove that a
-// node keeps delivering locally while Redis is away, reports itself degraded
-// on GET /ready, and rejoins the cluster by itself when Redis comes back.
+// (docs/cluster.md, "When Redis goes away" and "Faults"): they run real
+// `roost serve` processes built with `go build` against a private
+// redis-server that the test kills, pauses (SIGSTOP), makes sleep (DEBUG
+// SLEEP) or restarts, with or without its data, to prove that a node keeps
+// serving its connections and delivering locally while Redis is away or
+// slow, reports itself degraded on GET /ready only while Redis is
+// unreachable, rejoins the cluster by itself when Redis comes back, never
+// tells a client that a connected member left, and delivers every event
+// once. A canary (testutil.Canary) measures delivery throughout.
 //
 // The tests need the redis-server binary. Without it they skip and say why,
 // except in CI (CI=true), where they fail: CI must always run them. The

@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -16,22 +15,22 @@ import (
 // duo is two roost nodes joined through a private redis-server.
 type duo struct {
 	t     *testing.T
-	redis *redisServer
+	redis *testutil.Redis
 	a, b  *node
 }
 
 // newDuo starts redis-server and two nodes on a fresh prefix starting with
 // name, and logs every process's output if the test fails.
 func newDuo(t *testing.T, name string) *duo {
-	r := startRedis(t)
+	r := testutil.StartRedis(t)
 	bin := buildRoost(t)
-	prefix := name + "-" + strings.ToLower(rand.Text())
+	prefix := prefixFor(name)
 	d := &duo{t: t, redis: r}
 	d.a = startNode(t, bin, "node A", r.URL(), prefix)
 	d.b = startNode(t, bin, "node B", r.URL(), prefix)
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("%s\n%s\n--- redis-server ---\n%s", d.a.logs(), d.b.logs(), r.output())
+			t.Logf("%s\n%s\n--- redis-server ---\n%s", d.a.logs(), d.b.logs(), r.Output())
 		}
 	})
 	return d

@@ -14,11 +14,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/roostproject/roost/internal/auth"
+	"github.com/roostproject/roost/internal/testutil"
 )
 
 // The app every node serves; client events on, so presence tests can use them.
@@ -58,8 +58,7 @@ type node struct {
 	cmd  *exec.Cmd
 	http *http.Client
 
-	mu     sync.Mutex // guards stderr
-	stderr bytes.Buffer
+	stderr testutil.SyncBuffer
 }
 
 // startNode runs roost with one app, joined to redisURL under prefix, and
@@ -76,7 +75,7 @@ func startNode(t *testing.T, bin, name, redisURL, prefix string) *node {
 	n.cmd = exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--config", cfg,
 		"--redis-url", redisURL, "--redis-prefix", prefix)
 	n.cmd.Env = withoutRoostVars(os.Environ())
-	n.cmd.Stderr = &lockedWriter{mu: &n.mu, w: &n.stderr}
+	n.cmd.Stderr = &n.stderr
 	stdout, err := n.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -134,8 +133,6 @@ func (n *node) stop() {
 
 // logs returns the node's stderr, labelled, for failure messages.
 func (n *node) logs() string {
-	n.mu.Lock()
-	defer n.mu.Unlock()
 	return fmt.Sprintf("--- %s %s stderr ---\n%s", n.name, n.url, n.stderr.String())
 }
 
@@ -159,29 +156,51 @@ func (n *node) ready() (int, string) {
 // node's app and returns the status and body. query may be nil.
 func (n *node) api(method, path string, query url.Values, body []byte) (int, string) {
 	n.t.Helper()
+	status, out, err := n.request(method, path, query, body)
+	if err != nil {
+		n.t.Fatalf("%s %s on %s: %v", method, path, n.name, err)
+	}
+	return status, out
+}
+
+// request is api for any goroutine: it returns what fails instead of
+// failing the test.
+func (n *node) request(method, path string, query url.Values, body []byte) (int, string, error) {
 	full := "/apps/" + appID + path
 	q := auth.SignRequest(method, full, query, body, appKey, appSecret, time.Now())
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, n.url+full+"?"+q.Encode(), bytes.NewReader(body))
 	if err != nil {
-		n.t.Fatal(err)
+		return 0, "", err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	res, err := n.http.Do(req)
 	if err != nil {
-		n.t.Fatalf("%s %s on %s: %v", method, full, n.name, err)
+		return 0, "", err
 	}
 	defer res.Body.Close()
 	out, _ := io.ReadAll(res.Body)
-	return res.StatusCode, string(out)
+	return res.StatusCode, string(out), nil
 }
 
 // trigger publishes event on channel through the node's HTTP API.
 func (n *node) trigger(channel, event, data string) {
 	n.t.Helper()
-	body, _ := json.Marshal(map[string]string{"name": event, "channel": channel, "data": data})
-	if status, out := n.api(http.MethodPost, "/events", nil, body); status != http.StatusOK {
-		n.t.Fatalf("trigger %s on %s: %d %s", event, n.name, status, out)
+	if err := n.publish(channel, event, data); err != nil {
+		n.t.Fatal(err)
 	}
+}
+
+// publish is trigger for any goroutine: it returns what fails.
+func (n *node) publish(channel, event, data string) error {
+	body, _ := json.Marshal(map[string]string{"name": event, "channel": channel, "data": data})
+	status, out, err := n.request(http.MethodPost, "/events", nil, body)
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("HTTP %d %s", status, out)
+	}
+	if err != nil {
+		return fmt.Errorf("trigger %s on %s: %w", event, n.name, err)
+	}
+	return nil
 }

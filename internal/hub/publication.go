@@ -15,8 +15,6 @@ type Publication struct {
 	// UserID, when not empty, is added as "user_id" to the delivered message
 	// (client events on presence channels).
 	UserID string
-	// Client marks a client event: it is never cached.
-	Client bool
 }
 
 // ChannelStats describes one channel for the HTTP API's channel queries.

@@ -1,0 +1,71 @@
+package apps
+
+import (
+	"strings"
+	"testing"
+)
+
+// soketiCols are the columns of soketi's documented table, in its order.
+var soketiCols = []string{"id", "key", "secret", "max_connections", "enable_client_messages", "enabled",
+	"max_backend_events_per_sec", "max_client_events_per_sec", "max_read_req_per_sec",
+	"max_presence_members_per_channel", "max_presence_member_size_in_kb", "max_channel_name_length",
+	"max_event_channels_at_once", "max_event_name_length", "max_event_payload_in_kb", "max_event_batch_size",
+	"webhooks", "enable_user_authentication"}
+
+func TestDecodeRow(t *testing.T) {
+	tests := []struct {
+		name    string
+		vals    []any
+		enabled bool
+		err     string
+	}{
+		// As pgx scans soketi's fixture row: smallint as int64, json as string.
+		{"postgres", []any{"app-id", "app-key", "app-secret", int64(200), int64(1), int64(1), int64(-1), int64(-1), int64(-1),
+			nil, nil, nil, nil, nil, nil, nil, "[]", int64(0)}, true, ""},
+		// As the MySQL text protocol scans it: every value as bytes.
+		{"mysql text", []any{[]byte("app-id"), []byte("app-key"), []byte("s"), []byte("200"), []byte("1"), []byte("0"),
+			[]byte("-1"), []byte("-1"), []byte("-1"), nil, []byte("2"), nil, nil, nil, nil, nil, []byte(`[{"url":"http://x"}]`), []byte("1")}, false, ""},
+		{"bad webhooks", []any{"a", "k", "s", int64(1), int64(0), int64(1), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, "{oops", int64(0)},
+			false, "column webhooks: not a JSON array"},
+		{"negative limit", []any{"a", "k", "s", int64(-3), int64(0), int64(1), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, int64(0)},
+			false, "column max_connections: must be -1"},
+		{"no secret", []any{"a", "k", "", int64(1), int64(0), int64(1), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, int64(0)},
+			false, "config: secret: must not be empty"},
+		{"bad flag", []any{"a", "k", "s", int64(1), []byte("yes"), int64(1), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, int64(0)},
+			false, `column enable_client_messages: want 0 or 1, got "yes"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := decodeRow(soketiCols, tt.vals)
+			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+				t.Fatalf("err = %v, want %q", err, tt.err)
+			}
+			if a.IsEnabled() != tt.enabled {
+				t.Errorf("enabled = %v, want %v", a.IsEnabled(), tt.enabled)
+			}
+		})
+	}
+}
+
+// FuzzDecodeRow feeds the decoder rows as the drivers scan them, seeded
+// with soketi's fixture row. A row that decodes without error must be a
+// valid app; one with an error must come back switched off.
+func FuzzDecodeRow(f *testing.F) {
+	f.Add("app-id", "app-key", "app-secret", int64(200), []byte("1"), "1", "-1", "2", "[]")
+	f.Add("1", "k", "", int64(-1), []byte("0"), "0", "", "0.5", `[{"url":"http://x","event_types":["channel_occupied"]}]`)
+	f.Add("a b", "k", "s", int64(-7), []byte("true"), "f", "NaN", "1e9", "{")
+	f.Fuzz(func(t *testing.T, id, key, secret string, maxConn int64, clientMsgs []byte, enabled, members, sizeKB, webhooks string) {
+		vals := []any{id, []byte(key), secret, maxConn, clientMsgs, enabled, int64(-1), nil, []byte(members),
+			[]byte(members), sizeKB, nil, nil, nil, nil, nil, webhooks, int64(0)}
+		a, err := decodeRow(soketiCols, vals)
+		if err != nil {
+			if a.IsEnabled() {
+				t.Fatalf("malformed row (%v) decoded enabled", err)
+			}
+			return
+		}
+		if a.ID != id || a.Key != key || a.Secret != secret || a.MaxPresenceUserInfo <= 0 || a.MaxPresenceMembers <= 0 || a.MaxConnections < 0 {
+			t.Fatalf("valid row decoded as %+v", a)
+		}
+	})
+}

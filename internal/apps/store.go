@@ -1,0 +1,58 @@
+package apps
+
+import (
+	"context"
+	"errors"
+
+	"github.com/roostproject/roost/internal/config"
+)
+
+// Store finds apps. A nil app with a nil error means no app has that key or
+// id; an error means the store could not tell (ErrUnavailable). Returned
+// apps are shared and read-only. Implementations are safe for concurrent
+// use.
+type Store interface {
+	// ByKey returns the app a client names in /app/{key}.
+	ByKey(ctx context.Context, key string) (*config.App, error)
+	// ByID returns the app an HTTP API path names in /apps/{id}/.
+	ByID(ctx context.Context, id string) (*config.App, error)
+}
+
+// ErrUnavailable is returned when an app is not cached and the database
+// cannot be asked: it is down, or did not answer within app_store.wait.
+var ErrUnavailable = errors.New("apps: the app store is unavailable")
+
+// ErrReadOnly is returned by writes to apps that come from the
+// configuration file, which roost never rewrites.
+var ErrReadOnly = errors.New("apps: apps from the configuration are read-only; set app_store.url to manage apps")
+
+// ErrConflict is returned by a write whose id or key another app holds.
+var ErrConflict = errors.New("apps: the id or key is taken")
+
+// ErrNotFound is returned by an update or delete of an app that does not
+// exist.
+var ErrNotFound = errors.New("apps: no such app")
+
+// File serves the apps of a loaded configuration. Its lookups never wait
+// and never fail.
+type File struct {
+	cfg *config.Config
+}
+
+var _ Store = (*File)(nil)
+
+// NewFile returns the store of cfg's apps; cfg must not change afterwards.
+func NewFile(cfg *config.Config) *File { return &File{cfg: cfg} }
+
+// ByKey implements Store.
+func (f *File) ByKey(_ context.Context, key string) (*config.App, error) {
+	return f.cfg.AppByKey(key), nil
+}
+
+// ByID implements Store.
+func (f *File) ByID(_ context.Context, id string) (*config.App, error) {
+	return f.cfg.AppByID(id), nil
+}
+
+// List returns the configuration's apps in their order.
+func (f *File) List() []config.App { return f.cfg.Apps }

@@ -1,0 +1,91 @@
+package hub
+
+import (
+	"context"
+	"slices"
+)
+
+// Reconcile compares, for every presence channel with subscribers on this
+// node, the members they have been told of with the store's, and tells them
+// the difference: member_added for each member they lack and, when removals
+// is true, member_removed for each member the store no longer has. The
+// events go to this node's subscribers only; every node reconciles its own.
+//
+// A cluster calls it after an outage, when events between nodes may have
+// been lost. It passes removals only once every live node has written its
+// members again, so that no member still connected is ever removed. A
+// member whose events arrive while a channel is being reconciled is left
+// to them.
+func (h *Hub) Reconcile(ctx context.Context, removals bool) {
+	for _, ch := range h.presenceChannels() {
+		if !h.startRound(ch) {
+			continue
+		}
+		members, err := h.presence.Members(ctx, ch.app, ch.name)
+		added, removed := h.endRound(ch, members, err == nil)
+		for _, m := range added {
+			h.Deliver(MemberAdded(ch.app, ch.name, m, ""))
+		}
+		for _, id := range removed {
+			if removals {
+				h.Deliver(MemberRemoved(ch.app, ch.name, id))
+			}
+		}
+	}
+}
+
+// presenceChannels returns the presence channels with local subscribers.
+func (h *Hub) presenceChannels() []*Channel {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	var out []*Channel
+	for _, chans := range h.apps {
+		for _, ch := range chans {
+			if ch.kind.IsPresence() {
+				out = append(out, ch)
+			}
+		}
+	}
+	return out
+}
+
+// startRound starts recording the changes delivered on ch while the store
+// is read; it reports false if the node does not know ch's members yet.
+func (h *Hub) startRound(ch *Channel) bool {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	v := ch.extra().presence()
+	if !v.known {
+		return false
+	}
+	v.round = make(map[string]bool)
+	return true
+}
+
+// endRound stops recording and, if ok, returns the members the store has
+// and the view lacks, and the ids the view has and the store lacks, in
+// user id order, leaving out the users changed during the round.
+func (h *Hub) endRound(ch *Channel, store []Member, ok bool) (added []Member, removed []string) {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	v := ch.extra().presence()
+	changed := v.round
+	v.round = nil
+	if !ok {
+		return nil, nil
+	}
+	inStore := make(map[string]bool, len(store))
+	for _, m := range store {
+		inStore[m.ID] = true
+		if _, ok := v.members[m.ID]; !ok && !changed[m.ID] {
+			added = append(added, m)
+		}
+	}
+	for id := range v.members {
+		if !inStore[id] && !changed[id] {
+			removed = append(removed, id)
+		}
+	}
+	slices.Sort(removed)
+	return added, removed
+}

@@ -1,0 +1,184 @@
+package testutil
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// redisStart bounds how long a redis-server may take to answer PING, and
+// to exit after SHUTDOWN.
+const redisStart = 10 * time.Second
+
+// Redis is a private redis-server on a free loopback port, for tests that
+// make Redis fail under roost: kill it, pause it, make it sleep, restart it
+// with or without its data. It saves nothing on its own; SHUTDOWN SAVE
+// writes its data to a directory of its own, which the next Start loads.
+type Redis struct {
+	t    testing.TB
+	bin  string
+	dir  string
+	port int
+
+	mu  sync.Mutex // guards cmd
+	cmd *exec.Cmd
+	log SyncBuffer
+}
+
+// StartRedis starts a private redis-server, or stops the test (Needs)
+// when there is no redis-server binary. It is killed when the test ends.
+func StartRedis(t testing.TB) *Redis {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		Needs(t, "no redis-server binary on PATH (%v)", err)
+	}
+	r := &Redis{t: t, bin: bin, dir: t.TempDir(), port: freePort(t)}
+	r.Start()
+	t.Cleanup(r.Kill)
+	return r
+}
+
+// freePort returns a loopback port that was free a moment ago.
+func freePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("finding a free port: %v", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// URL is the redis:// URL of the server.
+func (r *Redis) URL() string { return "redis://" + r.addr() }
+
+func (r *Redis) addr() string { return "127.0.0.1:" + strconv.Itoa(r.port) }
+
+// Start runs redis-server on its port, loading what SHUTDOWN SAVE last
+// wrote, and waits until it answers PING. DEBUG is allowed from loopback.
+func (r *Redis) Start() {
+	r.t.Helper()
+	cmd := exec.Command(r.bin, "--port", strconv.Itoa(r.port), "--bind", "127.0.0.1",
+		"--dir", r.dir, "--save", "", "--appendonly", "no", "--enable-debug-command", "local")
+	cmd.Stdout, cmd.Stderr = &r.log, &r.log
+	if err := cmd.Start(); err != nil {
+		r.t.Fatalf("starting redis-server: %v", err)
+	}
+	r.mu.Lock()
+	r.cmd = cmd
+	r.mu.Unlock()
+	Eventually(r.t, redisStart, "redis-server answering PING on "+r.addr(), r.Pings)
+}
+
+// Kill stops redis-server with SIGKILL, as a crash would, and reaps it:
+// its data since the last SHUTDOWN SAVE is lost.
+func (r *Redis) Kill() {
+	if cmd := r.take(); cmd != nil {
+		cmd.Process.Signal(sigCont) // a paused server dies only once it runs
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+}
+
+// Shutdown stops redis-server with SHUTDOWN SAVE (keeping its data for the
+// next Start) or SHUTDOWN NOSAVE, and waits until it has exited.
+func (r *Redis) Shutdown(save bool) {
+	r.t.Helper()
+	how := "NOSAVE"
+	if save {
+		how = "SAVE"
+	}
+	r.Command(redisStart, "SHUTDOWN", how) // no reply: the server exits
+	if cmd := r.take(); cmd != nil {
+		cmd.Wait()
+	}
+}
+
+// take forgets and returns the running process.
+func (r *Redis) take() *exec.Cmd {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cmd := r.cmd
+	r.cmd = nil
+	return cmd
+}
+
+// Pause stops the server with SIGSTOP: connections stay open and
+// commands get no answer until Resume.
+func (r *Redis) Pause() { r.signal(sigStop) }
+
+// Resume continues a paused server with SIGCONT.
+func (r *Redis) Resume() { r.signal(sigCont) }
+
+func (r *Redis) signal(sig syscall.Signal) {
+	r.t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cmd == nil {
+		r.t.Fatalf("redis-server on %s is not running", r.addr())
+	}
+	if err := r.cmd.Process.Signal(sig); err != nil {
+		r.t.Fatalf("signal %v to redis-server: %v", sig, err)
+	}
+}
+
+// Pings reports whether the server answers PING with PONG within a second.
+func (r *Redis) Pings() bool {
+	reply, err := r.Command(time.Second, "PING")
+	return err == nil && reply == "+PONG"
+}
+
+// Command sends one command on a new connection and returns the first line
+// of the reply (such as "+OK" or "-ERR ..."), waiting at most timeout. It
+// is for what a test does to the server itself (DEBUG SLEEP, SHUTDOWN).
+func (r *Redis) Command(timeout time.Duration, args ...string) (string, error) {
+	c, err := net.DialTimeout("tcp", r.addr(), timeout)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(timeout))
+	var req strings.Builder
+	fmt.Fprintf(&req, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&req, "$%d\r\n%s\r\n", len(a), a)
+	}
+	if _, err := c.Write([]byte(req.String())); err != nil {
+		return "", err
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	return strings.TrimRight(line, "\r\n"), err
+}
+
+// Output returns what redis-server printed, for failure messages.
+func (r *Redis) Output() string { return r.log.String() }
+
+// SyncBuffer is a bytes.Buffer that a child process's stdout and stderr
+// may write to at once while a test reads it.
+type SyncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write implements io.Writer.
+func (b *SyncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String returns everything written so far.
+func (b *SyncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

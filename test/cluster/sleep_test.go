@@ -1,0 +1,139 @@
+package cluster
+
+import (
+	"crypto/rand"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/roostproject/roost/internal/testutil"
+)
+
+// The canary's normal range: its worst latency while Redis sleeps may be
+// canarySlack times its worst before the sleep, and canaryFloor in any
+// case (a busy test machine has its own hiccups). A loop that waits for
+// Redis shows the whole sleep, 2 s.
+const (
+	canarySlack = 4
+	canaryFloor = 250 * time.Millisecond
+)
+
+// canaryBaseline is how many canary events are measured before the fault.
+const canaryBaseline = 20
+
+// TestRedisSleepStallsNoConnection makes Redis answer nothing for 2 s
+// (DEBUG SLEEP 2) while presence joins arrive at 20 a second on a node:
+// the node's other connections are served as usual (the canary's worst
+// latency during the sleep stays in its normal range), every join is
+// answered, and GET /ready stays 200, since one slow reply is not an
+// unreachable Redis.
+func TestRedisSleepStallsNoConnection(t *testing.T) {
+	t.Parallel()
+	r := testutil.StartRedis(t)
+	n := startNode(t, buildRoost(t), "node A", r.URL(), prefixFor("roost-sleep"))
+	logOnFailure(t, r, n)
+	waitNodeReady(t, n)
+	canary := startCanary(t, n, n, "canary")
+	joins := startJoiner(t, n, "presence-sleep")
+	testutil.Eventually(t, testutil.ReadTimeout, "the canary's baseline", func() bool { return canary.Sent() >= canaryBaseline })
+	ready := watchReady(n)
+	start := time.Now()
+	reply, err := r.Command(testutil.ReadTimeout, "DEBUG", "SLEEP", "2")
+	end := time.Now()
+	if err != nil || reply != "+OK" {
+		t.Fatalf("DEBUG SLEEP 2: %q %v", reply, err)
+	}
+	after := canary.Sent()
+	testutil.Eventually(t, testutil.ReadTimeout, "canary events after the sleep", func() bool { return canary.Sent() >= after+10 })
+	outcomes := joins.finish()
+	statuses := ready.finish()
+	canary.Stop(testutil.ReadTimeout)
+	base, during := canary.Report(time.Time{}, start), canary.Report(start, end)
+	t.Logf("canary before the sleep: %v", base)
+	t.Logf("canary during the sleep: %v", during)
+	t.Logf("presence joins: %v; GET /ready during the sleep: %v", outcomes, statuses)
+	if limit := max(canaryFloor, canarySlack*base.Max); during.Max > limit || during.Missed > 0 {
+		t.Errorf("while Redis slept the canary got %v; its normal range is under %v with nothing missed", during, limit)
+	}
+	if u := unanswered(outcomes); len(u) > 0 {
+		t.Errorf("presence joins left without an answer: %v", u)
+	}
+	if statuses[http.StatusOK] == 0 || len(statuses) > 1 {
+		t.Errorf("GET /ready while Redis slept 2 s answered %v, want only 200", statuses)
+	}
+}
+
+// prefixFor returns a fresh Redis prefix starting with name.
+func prefixFor(name string) string { return name + "-" + strings.ToLower(rand.Text()) }
+
+// logOnFailure logs the output of Redis and the nodes if the test fails.
+func logOnFailure(t *testing.T, r *testutil.Redis, nodes ...*node) {
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		for _, n := range nodes {
+			t.Log(n.logs())
+		}
+		t.Logf("--- redis-server ---\n%s", r.Output())
+	})
+}
+
+// waitNodeReady polls GET /ready on n until it answers 200.
+func waitNodeReady(t *testing.T, n *node) {
+	t.Helper()
+	testutil.Eventually(t, stateChange, "GET /ready on "+n.name+" answering 200", func() bool {
+		status, _ := n.ready()
+		return status == http.StatusOK
+	})
+}
+
+// startCanary subscribes a canary on sub to channel, publishing through
+// pub's HTTP API.
+func startCanary(t *testing.T, sub, pub *node, channel string) *testutil.Canary {
+	t.Helper()
+	c := dial(t, sub, "canary")
+	c.Subscribe(channel)
+	return testutil.StartCanary(c, channel, func(data string) error {
+		return pub.publish(channel, testutil.CanaryEvent, data)
+	})
+}
+
+// readyWatch polls GET /ready from a goroutine and counts the answers.
+type readyWatch struct {
+	mu       sync.Mutex // guards statuses
+	statuses map[int]int
+	stop     chan struct{}
+	done     chan struct{}
+}
+
+func watchReady(n *node) *readyWatch {
+	w := &readyWatch{statuses: make(map[int]int), stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		for {
+			select {
+			case <-w.stop:
+				return
+			default:
+			}
+			status, _ := n.ready()
+			w.mu.Lock()
+			w.statuses[status]++
+			w.mu.Unlock()
+			time.Sleep(20 * time.Millisecond) // a polling interval, not a wait for a condition
+		}
+	}()
+	return w
+}
+
+// finish stops polling and returns how often each status was answered.
+func (w *readyWatch) finish() map[int]int {
+	close(w.stop)
+	<-w.done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.statuses
+}
