@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 )
 
 // recorder is an Observer that lists what it was told.
@@ -72,4 +74,43 @@ func TestSharedCountsReportChannelsThemselves(t *testing.T) {
 	if want := []string{"added app/presence-x u"}; !slices.Equal(r.events, want) {
 		t.Fatalf("observed %q, want %q", r.events, want)
 	}
+}
+
+// TestObserverHearsMembersWhenTheStoreAnswers: with a store elsewhere, a
+// join is reported when the store says it was the user's first, not when
+// it is asked; a join the store never answered is not reported; the last
+// leave is reported once.
+func TestObserverHearsMembersWhenTheStoreAnswers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := New(Config{Shards: 1, Encode: rawEncode, StoreWait: time.Second}, 7)
+		box := mailbox{fs: make(chan func(), 1)}
+		h.SetShard(0, box)
+		far := farPresence{mem: NewMemoryPresence(), release: make(chan struct{})}
+		h.SetState(State{Presence: far})
+		r := &recorder{}
+		h.SetObserver(r)
+		ch := h.Acquire("app", "presence-x")
+		join := func() {
+			h.Join(ch, 0, Member{ID: "u"}, 0, "", func(error) {})
+			synctest.Wait()
+		}
+		join() // the store does not answer within StoreWait
+		if len(r.events) != 1 {
+			t.Fatalf("observed %q while the join waits for the store", r.events)
+		}
+		time.Sleep(2 * time.Second)
+		(<-box.fs)()
+		close(far.release)
+		join()
+		(<-box.fs)()
+		join()
+		(<-box.fs)()
+		h.Leave(ch, "u")
+		h.Leave(ch, "u")
+		synctest.Wait()
+		want := []string{"occupied app/presence-x", "added app/presence-x u", "removed app/presence-x u"}
+		if !slices.Equal(r.events, want) {
+			t.Fatalf("observed %q, want %q", r.events, want)
+		}
+	})
 }
