@@ -21,8 +21,10 @@ const { startReceiver, on, waitHooks, metric } = require('../lib/webhooks');
 const APP = { id: '1', key: 'key-1', secret: 'secret-1', client_events: true, subscription_count: true };
 const DEAF = { id: 'deaf', key: 'key-deaf', secret: 'secret-deaf' }; // its URL never answers
 const QUEUE_BYTES = 16 * 1024;
+const DEAF_CHANNELS = 1500; // one connection's subscriptions that overflow the deaf app's queue
 const ENV = {
   ROOST_WEBHOOK_TIMEOUT: '1s', ROOST_WEBHOOK_RETRY_FOR: '3s', ROOST_WEBHOOK_QUEUE_BYTES: String(QUEUE_BYTES),
+  ROOST_MAX_SUBSCRIPTIONS_PER_CONNECTION: String(DEAF_CHANNELS),
 };
 const DELAYED = 10000; // a wait that covers the 3 s delay and a batch
 
@@ -159,7 +161,7 @@ describeWebhooks('webhooks', (test) => {
   test('a receiver that never answers costs a bounded queue, then its events are dropped and counted',
     async (ctx) => {
       const raw = await ctx.clients.raw({ key: DEAF.key });
-      for (let i = 0; i < 1500; i++) raw.send({ event: 'pusher:subscribe', data: { channel: uniqueName('deaf') } });
+      for (let i = 0; i < DEAF_CHANNELS; i++) raw.send({ event: 'pusher:subscribe', data: { channel: uniqueName('deaf') } });
       const series = (name) => metric(ctx.server, name);
       await waitFor(async () => await series('roost_webhook_dropped_total{app="deaf",reason="queue_full"}') > 0,
         { what: 'events dropped because the queue is full' });

@@ -183,10 +183,11 @@ func (c *counts) resync() {
 	c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(c.r.ctx, c.r.period())
 	defer cancel()
+	cmds := make(map[string]*redis.Cmd)
 	err := c.r.call(ctx, func(ctx context.Context) error {
 		_, err := c.r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for _, app := range c.r.cfg.Apps {
-				syncScript.Eval(ctx, p, []string{c.r.channelsKey(app)}, append([]any{c.r.node}, byApp[app]...)...)
+				cmds[app] = syncScript.Eval(ctx, p, []string{c.r.channelsKey(app)}, append([]any{c.r.node}, byApp[app]...)...)
 			}
 			return nil
 		})
@@ -194,6 +195,26 @@ func (c *counts) resync() {
 	})
 	if err != nil {
 		c.dirty.Store(true)
+	}
+	for app, cmd := range cmds {
+		c.reportSync(app, cmd)
+	}
+}
+
+// reportSync tells the observer of the channels whose cluster-wide count a
+// resync took from or to zero (see syncScript).
+func (c *counts) reportSync(app string, cmd *redis.Cmd) {
+	res, err := cmd.Slice()
+	if err != nil || len(res) != 2 {
+		return
+	}
+	for i, before := range []int{0, 1} {
+		names, _ := res[i].([]any)
+		for _, n := range names {
+			if name, ok := n.(string); ok {
+				c.r.transition(pair{app, name}, before, 1-before)
+			}
+		}
 	}
 }
 
