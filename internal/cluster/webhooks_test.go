@@ -69,6 +69,24 @@ func TestChannelTransitionsOncePerCluster(t *testing.T) {
 	step(1, -1, []string{"0 occupied c", "1 vacated c"})
 }
 
+// TestResyncReportsChannelTransitions: a counts resync (a node's first
+// heartbeat, or after an outage) writes the node's shares outright, taking
+// the pending changes with it; the channels it occupies or vacates are
+// reported, once.
+func TestResyncReportsChannelTransitions(t *testing.T) {
+	rs, log := observed(t, 1, 0)
+	rs[0].counts.Subscribed("app", "c", 1)
+	rs[0].counts.resync()
+	if got, want := log(), []string{"0 occupied c"}; !slices.Equal(got, want) {
+		t.Fatalf("after a resync with a subscriber: %q, want %q", got, want)
+	}
+	rs[0].counts.Subscribed("app", "c", -1)
+	rs[0].counts.resync()
+	if got, want := log(), []string{"0 occupied c", "0 vacated c"}; !slices.Equal(got, want) {
+		t.Fatalf("after a resync without: %q, want %q", got, want)
+	}
+}
+
 // TestDeadNodeTransitionsReportedOnce: the channels and members that vanish
 // with a killed node are reported once, by the survivor that reaps it.
 func TestDeadNodeTransitionsReportedOnce(t *testing.T) {
