@@ -9,7 +9,8 @@ import (
 )
 
 // Webhook events are reported once per cluster: a channel's 0 -> 1 and
-// 1 -> 0 come from the script that changes its cluster-wide count (counts.flush),
+// 1 -> 0 come from the script that changes its cluster-wide count (counts.flush,
+// or counts.resync when the node writes all its counts again),
 // a member's from the presence script (through the hub), and the members and
 // channels of a dead node from the survivor that reaps it. Delayed events
 // (channel_vacated, member_removed) are held in Redis, so that a comeback
