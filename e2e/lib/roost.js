@@ -51,9 +51,10 @@ function binary() {
   return builtBin;
 }
 
+// yamlApp renders one app as a YAML flow mapping; values are written as JSON,
+// which YAML reads as the same value (lists such as webhooks included).
 function yamlApp(app) {
-  const fields = Object.entries(app).map(([k, v]) =>
-    `${k}: ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`);
+  const fields = Object.entries(app).map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
   return `  - { ${fields.join(', ')} }`;
 }
 

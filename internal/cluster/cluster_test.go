@@ -52,12 +52,19 @@ func (b *inbox) has(event, data string) bool {
 
 // nodes starts n cluster nodes sharing a fresh prefix.
 func nodes(t *testing.T, n int, ttl time.Duration) ([]*Redis, []*inbox) {
+	return nodesWith(t, n, ttl, func(int, *Config) {})
+}
+
+// nodesWith is nodes with each node's Config changed by set first.
+func nodesWith(t *testing.T, n int, ttl time.Duration, set func(i int, c *Config)) ([]*Redis, []*inbox) {
 	needRedis(t)
 	prefix := fmt.Sprintf("test-%d", rand.Uint64())
 	rs, boxes := make([]*Redis, n), make([]*inbox, n)
 	for i := range rs {
 		boxes[i] = &inbox{}
-		r, err := New(Config{URL: redisURL, Prefix: prefix, Node: uint64(i + 1), Apps: []string{"app"}, Deliver: boxes[i].deliver, NodeTTL: ttl})
+		cfg := Config{URL: redisURL, Prefix: prefix, Node: uint64(i + 1), Apps: []string{"app"}, Deliver: boxes[i].deliver, NodeTTL: ttl}
+		set(i, &cfg)
+		r, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -141,12 +141,15 @@ func (c *counts) flush() {
 	if len(pending) == 0 {
 		return
 	}
+	keys := make([]pair, 0, len(pending))
+	var cmds []*redis.Cmd
 	ctx, cancel := context.WithTimeout(c.r.ctx, c.r.cfg.SlowReply)
 	defer cancel()
 	err := c.r.call(ctx, func(ctx context.Context) error {
 		_, err := c.r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for k, d := range pending {
-				addScript.Eval(ctx, p, []string{c.r.channelsKey(k.app)}, k.name, c.r.node, d, "", 0)
+				keys = append(keys, k)
+				cmds = append(cmds, addScript.Eval(ctx, p, []string{c.r.channelsKey(k.app)}, k.name, c.r.node, d, "", 0))
 			}
 			return nil
 		})
@@ -161,6 +164,9 @@ func (c *counts) flush() {
 		c.mu.Unlock()
 	case err != nil:
 		c.dirty.Store(true)
+		c.report(keys, cmds) // the scripts that ran before the error
+	default:
+		c.report(keys, cmds)
 	}
 }
 
@@ -177,10 +183,11 @@ func (c *counts) resync() {
 	c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(c.r.ctx, c.r.period())
 	defer cancel()
+	cmds := make(map[string]*redis.Cmd)
 	err := c.r.call(ctx, func(ctx context.Context) error {
 		_, err := c.r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for _, app := range c.r.cfg.Apps {
-				syncScript.Eval(ctx, p, []string{c.r.channelsKey(app)}, append([]any{c.r.node}, byApp[app]...)...)
+				cmds[app] = syncScript.Eval(ctx, p, []string{c.r.channelsKey(app)}, append([]any{c.r.node}, byApp[app]...)...)
 			}
 			return nil
 		})
@@ -188,5 +195,36 @@ func (c *counts) resync() {
 	})
 	if err != nil {
 		c.dirty.Store(true)
+	}
+	for app, cmd := range cmds {
+		c.reportSync(app, cmd)
+	}
+}
+
+// reportSync tells the observer of the channels whose cluster-wide count a
+// resync took from or to zero (see syncScript).
+func (c *counts) reportSync(app string, cmd *redis.Cmd) {
+	res, err := cmd.Slice()
+	if err != nil || len(res) != 2 {
+		return
+	}
+	for i, before := range []int{0, 1} {
+		names, _ := res[i].([]any)
+		for _, n := range names {
+			if name, ok := n.(string); ok {
+				c.r.transition(pair{app, name}, before, 1-before)
+			}
+		}
+	}
+}
+
+// report tells the observer of the channels whose cluster-wide count a
+// flush took from or to zero: the script saw the totals around the change,
+// so exactly one node reports each transition.
+func (c *counts) report(keys []pair, cmds []*redis.Cmd) {
+	for i, cmd := range cmds {
+		if before, after, full, err := totals(cmd); err == nil && !full {
+			c.r.transition(keys[i], before, after)
+		}
 	}
 }

@@ -101,6 +101,7 @@ func (r *Redis) reap(ctx context.Context, node string) error {
 		}
 		for _, u := range gone {
 			r.Publish(hub.MemberRemoved(app, channel, u))
+			r.cfg.Observer.MemberRemoved(app, channel, u)
 		}
 	}
 	for _, app := range r.cfg.Apps {
@@ -112,8 +113,12 @@ func (r *Redis) reap(ctx context.Context, node string) error {
 }
 
 func (r *Redis) reapApp(ctx context.Context, app, node string) error {
-	if err := reapScript.Run(ctx, r.rdb, []string{r.channelsKey(app)}, node).Err(); err != nil {
+	vacated, err := reapScript.Run(ctx, r.rdb, []string{r.channelsKey(app)}, node).StringSlice()
+	if err != nil {
 		return err
+	}
+	for _, channel := range vacated {
+		r.cfg.Observer.ChannelVacated(app, channel)
 	}
 	gone, err := reapScript.Run(ctx, r.rdb, []string{r.usersKey(app)}, node).StringSlice()
 	for _, u := range gone {

@@ -108,6 +108,7 @@ func (d *deferred) announce(r *Redis) {
 			d.add(g.app, g.channel, g.user)
 		case !member:
 			r.Publish(hub.MemberRemoved(g.app, g.channel, g.user))
+			r.cfg.Observer.MemberRemoved(g.app, g.channel, g.user)
 		}
 	}
 }

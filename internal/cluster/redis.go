@@ -46,6 +46,10 @@ type Config struct {
 	Outbox int
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
+	// Observer is told of the cluster-wide transitions only the cluster
+	// sees: channels occupied and vacated, and the members of a dead node
+	// removed. Zero value (nil) means nobody.
+	Observer hub.Observer
 }
 
 func (c *Config) applyDefaults() {
@@ -63,6 +67,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.Observer == nil {
+		c.Observer = hub.NopObserver{}
 	}
 }
 

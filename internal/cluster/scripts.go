@@ -35,7 +35,15 @@ return {before, after}
 // other field (the node writes its state again after an outage, when Redis
 // may have lost it, or kept a change the node gave up on).
 // KEYS[1] hash; ARGV[1] node, then (field, count, info) for each share.
+// Returns {occupied, vacated}: the fields whose total it took from zero,
+// and those it took to zero.
 var syncScript = redis.NewScript(`
+local function total(e)
+  local t = 0
+  for _, c in pairs(e.n) do t = t + c end
+  return t
+end
+local occupied, vacated = {}, {}
 local want = {}
 for i = 2, #ARGV, 3 do want[ARGV[i]] = true end
 local all = redis.call('HGETALL', KEYS[1])
@@ -46,6 +54,7 @@ for i = 1, #all, 2 do
       e.n[ARGV[1]] = nil
       if next(e.n) == nil then
         redis.call('HDEL', KEYS[1], all[i])
+        table.insert(vacated, all[i])
       else
         redis.call('HSET', KEYS[1], all[i], cjson.encode(e))
       end
@@ -56,11 +65,13 @@ for i = 2, #ARGV, 3 do
   local v = redis.call('HGET', KEYS[1], ARGV[i])
   local e
   if v then e = cjson.decode(v) else e = {n = {}} end
+  local before = total(e)
   if ARGV[i+2] ~= '' and not e.i then e.i = ARGV[i+2] end
   e.n[ARGV[1]] = tonumber(ARGV[i+1])
   redis.call('HSET', KEYS[1], ARGV[i], cjson.encode(e))
+  if before == 0 and total(e) > 0 then table.insert(occupied, ARGV[i]) end
 end
-return 1
+return {occupied, vacated}
 `)
 
 // reapScript removes a dead node's share from every entry of a hash and

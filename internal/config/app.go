@@ -52,6 +52,9 @@ type App struct {
 	// dropped with pusher:error 4301, as over the per-connection limit.
 	// Each node counts its own. Zero value means unlimited.
 	MaxClientEventsPerSec int `yaml:"max_client_events_per_sec" json:"max_client_events_per_sec" env:"ROOST_APP_MAX_CLIENT_EVENTS_PER_SEC" default:"0" check:"min=0" help:"client events per second from all the app's connections on this node, more get error 4301; 0 means unlimited"`
+	// Webhooks are the URLs told of the app's channel, member, client and
+	// cache events. Zero value (empty) means none.
+	Webhooks []Webhook `yaml:"webhooks" json:"webhooks,omitempty" help:"URLs the app's events are POSTed to, signed like Pusher's webhooks (X-Pusher-Key, X-Pusher-Signature)"`
 }
 
 // IsEnabled reports whether the app accepts connections and API calls; a nil

@@ -59,6 +59,10 @@ type Config struct {
 	// list) means one development app; see Default.
 	Apps []App `yaml:"apps" help:"Pusher apps; without any, one development app whose secret is public (id app-id, key app-key, secret app-secret). ROOST_APP_* variables define one app that replaces these"`
 
+	// Webhooks tunes the timing, batching and retries of every app's
+	// webhooks; the URLs are per app (apps[].webhooks).
+	Webhooks Webhooks `yaml:"webhooks" help:"timing, batching and retries of the apps' webhooks (apps[].webhooks lists the URLs)"`
+
 	// Log configures the server's structured log.
 	Log Log `yaml:"log" help:"the server's log, on standard error"`
 

@@ -59,6 +59,14 @@ func TestEveryFieldFromEnv(t *testing.T) {
 		"ROOST_APP_MAX_BACKEND_EVENTS_PER_SEC=300",
 		"ROOST_APP_MAX_READ_REQ_PER_SEC=40",
 		"ROOST_APP_MAX_CLIENT_EVENTS_PER_SEC=400",
+		"ROOST_APP_WEBHOOK_URL=https://hooks.example/pusher",
+		"ROOST_APP_WEBHOOK_EVENT_TYPES=channel_occupied, member_added",
+		"ROOST_WEBHOOK_DELAY=2s",
+		"ROOST_WEBHOOK_BATCH_WAIT=100ms",
+		"ROOST_WEBHOOK_BATCH_MAX=20",
+		"ROOST_WEBHOOK_TIMEOUT=3s",
+		"ROOST_WEBHOOK_RETRY_FOR=1m",
+		"ROOST_WEBHOOK_QUEUE_BYTES=1MiB",
 	}
 	// The same values as fullYAML, whose second app the environment cannot
 	// give: ROOST_APP_* define one app.

@@ -15,6 +15,9 @@ func FuzzLoad(f *testing.F) {
 		"log: {level: debug, format: json}\nredis: {url: \"rediss://h:1\"}\n",
 		"apps:\n  - id: a\n    key: k\n    secret: s\n    max_connections: 0x10\n    enabled: false\n",
 		"limits: {max_header_bytes: 4_096, write_backlog: \"512 KiB\"}\ngc_percent: \"40\"\n",
+		hookApp + "      - url: https://h.example/hooks\n        event_types: [member_added, cache_miss]\n      - url: http://h:8080\n",
+		hookApp + "      - {url: \"http://[::1]:9/x?y=1\", event_types: []}\n", hookApp + "      - url: ftp://h\n",
+		"webhooks: {delay: 1s, batch_wait: 10ms, batch_max: 1, timeout: 1s, retry_for: 1s, queue_bytes: 1KiB}\n",
 	} {
 		f.Add([]byte(seed))
 	}

@@ -52,7 +52,17 @@ apps:
     max_backend_events_per_sec: 300
     max_read_req_per_sec: 40
     max_client_events_per_sec: 400
+    webhooks:
+      - url: https://hooks.example/pusher
+        event_types: [channel_occupied, member_added]
   - {id: app-2, key: k2, secret: s2}
+webhooks:
+  delay: 2s
+  batch_wait: 100ms
+  batch_max: 20
+  timeout: 3s
+  retry_for: 1m
+  queue_bytes: 1MiB
 log: {level: debug, format: json}
 redis: {url: "redis://localhost:6379/0", prefix: chat}
 app_store: {url: "postgres://roost@db/roost", table: roost.apps, refresh: 3s, unknown_ttl: 1s, wait: 500ms}
@@ -82,9 +92,12 @@ func fullConfig() Config {
 		Apps: []App{
 			{ID: "1", Key: "k1", Secret: "s1", Enabled: &f, ClientEvents: true, SubscriptionCount: true,
 				AllowedOrigins: []string{"example.com", "*.example.org"}, MaxConnections: 500, MaxPresenceMembers: 50,
-				MaxPresenceUserInfo: 2048, MaxBackendEventsPerSec: 300, MaxReadReqPerSec: 40, MaxClientEventsPerSec: 400},
+				MaxPresenceUserInfo: 2048, MaxBackendEventsPerSec: 300, MaxReadReqPerSec: 40, MaxClientEventsPerSec: 400,
+				Webhooks: []Webhook{{URL: "https://hooks.example/pusher", EventTypes: []string{"channel_occupied", "member_added"}}}},
 			{ID: "app-2", Key: "k2", Secret: "s2", Enabled: &t, MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024},
 		},
+		Webhooks: Webhooks{Delay: 2 * time.Second, BatchWait: 100 * time.Millisecond, BatchMax: 20,
+			Timeout: 3 * time.Second, RetryFor: time.Minute, QueueBytes: 1 << 20},
 		Log:   Log{Level: "debug", Format: "json"},
 		Redis: Redis{URL: "redis://localhost:6379/0", Prefix: "chat"},
 		AppStore: AppStore{URL: "postgres://roost@db/roost", Table: "roost.apps", Refresh: 3 * time.Second,
@@ -127,6 +140,8 @@ func TestDefault(t *testing.T) {
 		},
 		Apps: []App{{ID: "app-id", Key: "app-key", Secret: "app-secret", Enabled: &enabled, ClientEvents: true,
 			MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024}},
+		Webhooks: Webhooks{Delay: 3 * time.Second, BatchWait: 250 * time.Millisecond, BatchMax: 50,
+			Timeout: 5 * time.Second, RetryFor: 5 * time.Minute, QueueBytes: 8 << 20},
 		Log:      Log{Level: "info", Format: "text"},
 		Redis:    Redis{Prefix: "roost"},
 		AppStore: AppStore{Table: "apps", Refresh: 10 * time.Second, UnknownTTL: 5 * time.Second, Wait: 2 * time.Second},
@@ -206,7 +221,8 @@ func TestExampleLoadsAsTheDefaults(t *testing.T) {
 	assertConfig(t, c, want)
 	enabled := true
 	app := App{ID: "my-app", Key: "my-app-key", Secret: "change-me", Enabled: &enabled,
-		MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024}
+		MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024,
+		Webhooks: []Webhook{{URL: "https://backend.example/pusher/webhooks", EventTypes: []string{"channel_occupied", "channel_vacated"}}}}
 	if !reflect.DeepEqual(c.Apps[0], app) {
 		t.Errorf("Example app = %+v, want the defaults for all but its credentials", c.Apps[0])
 	}

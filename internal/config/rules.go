@@ -40,6 +40,9 @@ var ruleMakers = map[string]func(arg string) (rule, error){
 	"apps_url":   noArg(appsURL),
 	"sql_name":   noArg(sqlName),
 	"token":      noArg(token),
+	"http_url":   noArg(httpURL),
+
+	"webhook_events": noArg(webhookEvents),
 }
 
 // noArg makes a rule that takes no argument.

@@ -77,6 +77,7 @@ func (h *Hub) sendCounts(ctx context.Context, ch *Channel) {
 	for {
 		n, err := h.counts.Count(ctx, ch.app, ch.name)
 		if err == nil && n > 0 {
+			h.observer.SubscriptionCount(ch.app, ch.name, n)
 			data := `{"subscription_count":` + strconv.Itoa(n) + `}`
 			h.broker.Publish(&Message{App: ch.app, Channel: ch.name, Event: "pusher_internal:subscription_count", Data: data})
 		}

@@ -1,10 +1,19 @@
 package hub
 
+import (
+	"strings"
+
+	"github.com/roostproject/roost/internal/pusher"
+)
+
 // Publish sends p to every subscriber of its channels, across the cluster.
 // It returns the first broker error; channels before it were published.
 func (h *Hub) Publish(app string, p Publication) error {
 	for _, name := range p.Channels {
 		m := &Message{App: app, Channel: name, Event: p.Event, Data: p.Data, UserID: p.UserID, Except: p.SocketID}
+		if strings.HasPrefix(p.Event, pusher.ClientEventPrefix) {
+			h.observer.ClientEvent(app, name, p.Event, p.Data, p.SocketID, p.UserID)
+		}
 		h.cachePut(m)
 		if err := h.broker.Publish(m); err != nil {
 			return err

@@ -74,6 +74,11 @@ type Hub struct {
 	inline   bool          // every store is the hub's own, in memory
 	wait     time.Duration // Config.StoreWait
 
+	// observer is told of the facts webhooks report; localCounts says the
+	// hub reports channel transitions itself (its counts are in memory).
+	observer    Observer
+	localCounts bool
+
 	shards []Shard
 	locks  []sync.Mutex
 
@@ -106,9 +111,10 @@ func New(cfg Config, node uint64) *Hub {
 		shards:   make([]Shard, cfg.Shards),
 		locks:    make([]sync.Mutex, cfg.Shards),
 		apps:     make(map[string]map[string]*Channel),
+		observer: NopObserver{},
 	}
 	h.broker = NewMemoryBroker(h.Deliver)
-	h.counts = memoryCounts{h}
+	h.counts, h.localCounts = memoryCounts{h}, true
 	return h
 }
 

@@ -47,6 +47,7 @@ func (h *Hub) Join(ch *Channel, shard int, m Member, max int, except string, don
 		}
 		first, jerr := h.presence.Join(ctx, ch.app, ch.name, m, max)
 		if err = unavailable(jerr); err == nil && first {
+			h.observer.MemberAdded(ch.app, ch.name, m.ID)
 			h.broker.Publish(MemberAdded(ch.app, ch.name, m, except))
 		}
 	}, func() { done(err) })
@@ -59,6 +60,7 @@ func (h *Hub) Leave(ch *Channel, user string) {
 	app, name := ch.app, ch.name
 	h.background(func(ctx context.Context) {
 		if last, err := h.presence.Leave(ctx, app, name, user); err == nil && last {
+			h.observer.MemberRemoved(app, name, user)
 			h.broker.Publish(MemberRemoved(app, name, user))
 		}
 	})

@@ -36,7 +36,7 @@ func (h *Hub) SetState(s State) {
 		h.users = s.Users
 	}
 	if s.Counts != nil {
-		h.counts = s.Counts
+		h.counts, h.localCounts = s.Counts, false
 	}
 	if s.Cache != nil {
 		h.cache = s.Cache

@@ -23,6 +23,9 @@ func (h *Hub) Acquire(app, name string) *Channel {
 		chans[name] = ch
 		h.nchannels++
 		h.broker.Subscribe(app, name, func() { h.channelReady(ch) })
+		if h.localCounts {
+			h.observer.ChannelOccupied(app, name)
+		}
 	}
 	ch.count.Add(1)
 	h.nsubs++
@@ -49,6 +52,9 @@ func (h *Hub) Release(ch *Channel) {
 		delete(h.apps, ch.app)
 	}
 	h.broker.Unsubscribe(ch.app, ch.name)
+	if h.localCounts {
+		h.observer.ChannelVacated(ch.app, ch.name)
+	}
 }
 
 // Attach adds s to ch's subscribers in shard and returns its index there.

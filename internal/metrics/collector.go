@@ -20,6 +20,7 @@ type descs struct {
 	messagesIn, messagesOut, bytesIn, bytesOut *prometheus.Desc
 	clusterUp, clusterDropped                  *prometheus.Desc
 	refused, maxConnections, timeouts          *prometheus.Desc
+	webhooks                                   *webhookDescs
 }
 
 func newDescs(version string) *descs {
@@ -53,6 +54,7 @@ func newDescs(version string) *descs {
 			"1 while this cluster node reaches Redis, 0 while it serves local connections only.", nil, nil),
 		clusterDropped: prometheus.NewDesc("roost_cluster_dropped_total",
 			"Messages not sent to the other nodes because the outbox was full while Redis was slow or away.", nil, nil),
+		webhooks: newWebhookDescs(),
 	}
 }
 
@@ -81,6 +83,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 		d.refused, d.maxConnections, d.timeouts} {
 		ch <- x
 	}
+	d.webhooks.describe(ch)
 }
 
 // Collect reads one snapshot and sends it as constant metrics.
@@ -110,6 +113,9 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(d.clusterUp, prometheus.GaugeValue, up)
 		ch <- prometheus.MustNewConstMetric(d.clusterDropped, prometheus.CounterValue, float64(s.Cluster.Dropped))
+	}
+	for i := range s.Webhooks {
+		d.webhooks.collect(ch, &s.Webhooks[i])
 	}
 }
 

@@ -31,6 +31,8 @@ type Snapshot struct {
 	HandshakeTimeouts int64
 	// Cluster is the node's link to the other nodes; nil on a single node.
 	Cluster *Cluster
+	// Webhooks holds one entry per app with webhooks.
+	Webhooks []Webhook
 }
 
 // Refusal is the count of refused handshakes for one reason label.

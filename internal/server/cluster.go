@@ -16,6 +16,7 @@ func (s *Server) joinCluster() error {
 	r, err := cluster.New(cluster.Config{
 		URL: s.cfg.Redis.URL, Prefix: s.cfg.Redis.Prefix, Node: s.hub.Node(),
 		Apps: apps, Deliver: s.hub.Deliver, Reconcile: s.hub.Reconcile, Logger: s.log,
+		Observer: s.observer(),
 	})
 	if err != nil {
 		return err

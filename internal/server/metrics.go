@@ -77,6 +77,7 @@ func (s *Server) snapshot(snap *metrics.Snapshot) {
 	if s.cluster != nil {
 		snap.Cluster = &metrics.Cluster{Up: s.cluster.Ready() == nil, Dropped: s.cluster.Dropped()}
 	}
+	s.webhookMetrics(snap)
 }
 
 // debugEnabled reports whether a DebugEnv value (a comma-separated list)

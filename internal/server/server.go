@@ -28,6 +28,7 @@ import (
 	"github.com/roostproject/roost/internal/portable"
 	"github.com/roostproject/roost/internal/ratelog"
 	"github.com/roostproject/roost/internal/session"
+	"github.com/roostproject/roost/internal/webhook"
 )
 
 // Version is the server version, set at build time with -ldflags.
@@ -47,8 +48,9 @@ type Server struct {
 	poller   *netpoll.Poller // nil when every connection is served by portable
 	portable *portable.Transport
 	http     *http.Server
-	stats    connstats.Stats // the epoll loops' counters
-	cluster  *cluster.Redis  // nil on a single node
+	stats    connstats.Stats   // the epoll loops' counters
+	cluster  *cluster.Redis    // nil on a single node
+	webhooks *webhook.Webhooks // nil when no app has webhooks
 	apps     *apps.Source
 	gate     *admission.Gate // the caps on new WebSocket connections
 	fds      tickets         // the admission tickets of the epoll loops' sockets
@@ -74,20 +76,28 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	s.hub = hub.New(hub.Config{Shards: loops + 1, Encode: encode}, nodeID())
+	s.webhooks = s.newWebhooks()
 	if cfg.Redis.URL != "" {
 		if err := s.joinCluster(); err != nil {
+			s.closeWebhooks(context.Background())
 			return nil, err
 		}
 	}
 	if s.apps, err = apps.New(s.cfg, log, s.disableApp); err != nil {
+		s.closeWebhooks(context.Background())
 		return nil, err
 	}
+	s.startWebhooks()
 	env := &session.Env{Hub: s.hub, Config: s.cfg, Logger: log, Now: func() int64 { return time.Now().Unix() }}
+	if s.webhooks != nil {
+		env.OnCacheMiss = s.webhooks.CacheMiss
+	}
 	pol := policy(s.cfg)
 	s.portable = portable.New(portable.Config{Shard: loops, Hub: s.hub, Env: env, Policy: pol, Logger: s.limitedLog})
 	if loops > 0 {
 		p, err := netpoll.New(netpoll.Config{Loops: loops, Hub: s.hub, Env: env, Policy: pol, Logger: s.limitedLog, Stats: &s.stats, OnClose: s.socketClosed})
 		if err != nil {
+			s.closeWebhooks(context.Background())
 			return nil, fmt.Errorf("server: starting epoll loops: %w", err)
 		}
 		s.poller = p
@@ -243,6 +253,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		err = errors.Join(err, s.poller.Shutdown(ctx))
 	}
 	err = errors.Join(err, s.portable.Shutdown(ctx))
+	s.closeWebhooks(ctx)
 	if s.cluster != nil {
 		err = errors.Join(err, s.cluster.Close())
 	}

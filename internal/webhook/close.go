@@ -1,0 +1,39 @@
+package webhook
+
+import "context"
+
+// Close stops Webhooks within ctx: it lets the delayed events wait out their
+// delay (clients of a stopping node reconnect elsewhere, and their comeback
+// must still cancel them), sends those still held if ctx ends first, then
+// sends what is queued without waiting for batches to fill. A batch that
+// fails then is not retried (a backend that is down must not hold the
+// shutdown for its whole timeout). Events not delivered are dropped and
+// counted, as are facts reported after Close.
+func (w *Webhooks) Close(ctx context.Context) {
+	w.closeOnce.Do(func() { w.close(ctx) })
+}
+
+func (w *Webhooks) close(ctx context.Context) {
+	select {
+	case <-w.delays.drained():
+	case <-ctx.Done():
+	}
+	w.delays.fireAll()
+	w.in.close()
+	w.intakeG.Wait()
+	close(w.closing)
+	done := make(chan struct{})
+	go func() { w.senders.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		w.cancel()
+		<-done
+	}
+	w.cancel()
+	for _, a := range w.apps {
+		for _, s := range a.senders {
+			s.q.dropAll(DropShutdown)
+		}
+	}
+}

@@ -1,0 +1,160 @@
+package webhook
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/hub"
+)
+
+// Options configures Webhooks.
+type Options struct {
+	// Apps are the apps; only those with webhooks cost anything.
+	Apps []config.App
+	// Settings time, batch, retry and bound the webhooks.
+	Settings config.Webhooks
+	// Node makes the tokens of this node's holds unique in a shared
+	// Pending; any string unique in the cluster.
+	Node string
+	// Transport carries the requests. Zero value (nil) means
+	// http.DefaultTransport.
+	Transport http.RoundTripper
+	// Logger; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Webhooks delivers every app's webhooks. It is a hub.Observer; CacheMiss
+// is session.Env's OnCacheMiss. Its methods never block.
+type Webhooks struct {
+	apps    map[string]*app // read-only after New
+	cfg     config.Webhooks
+	pending Pending
+	node    string
+	seq     atomic.Uint64 // hold tokens
+	in      intake
+	delays  delays
+	log     *slog.Logger
+
+	closing   chan struct{} // closed by Close: send what is queued now
+	closeOnce sync.Once
+	ctx       context.Context
+	cancel    context.CancelFunc
+	intakeG   sync.WaitGroup // the intake goroutine
+	senders   sync.WaitGroup
+}
+
+var _ hub.Observer = (*Webhooks)(nil)
+
+// app is one app's webhooks.
+type app struct {
+	id      string
+	wants   uint8 // event types any URL wants, by bit (see bit)
+	senders []*sender
+	wantsOf []uint8 // event types each sender wants
+	stats   *counters
+	budget  budget
+}
+
+// bit is the flag of event type name in a wants mask.
+func bit(name string) uint8 { return 1 << slices.Index(config.WebhookEventTypes, name) }
+
+// New starts one sender per webhook URL. Facts reported before Start wait
+// in the intake.
+func New(o Options) *Webhooks {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	w := &Webhooks{apps: make(map[string]*app), cfg: o.Settings, node: o.Node,
+		in: newIntake(), log: o.Logger, closing: make(chan struct{})}
+	w.delays.push = w.in.push
+	w.ctx, w.cancel = context.WithCancel(context.Background())
+	for i := range o.Apps {
+		if len(o.Apps[i].Webhooks) > 0 {
+			w.apps[o.Apps[i].ID] = w.newApp(&o.Apps[i], newClient(o.Settings.Timeout, o.Transport))
+		}
+	}
+	return w
+}
+
+// Start starts taking facts off the intake. p decides whether delayed
+// events are still due; nil means in memory, right for one node only (a
+// cluster shares one store, so that a channel vacated on one node and
+// occupied again on another within the delay sends nothing). The cluster
+// is built after Webhooks, which it reports to, hence this second step.
+func (w *Webhooks) Start(p Pending) {
+	if p == nil {
+		p = newMemoryPending()
+	}
+	w.pending = p
+	w.intakeG.Add(1)
+	go func() { defer w.intakeG.Done(); w.run() }()
+}
+
+// newApp starts the senders of a's webhooks.
+func (w *Webhooks) newApp(a *config.App, client *http.Client) *app {
+	x := &app{id: a.ID, stats: newCounters(), budget: budget{max: int64(w.cfg.QueueBytes)}}
+	for i := range a.Webhooks {
+		hook := &a.Webhooks[i]
+		var wants uint8
+		for _, name := range config.WebhookEventTypes {
+			if hook.Wants(name) {
+				wants |= bit(name)
+			}
+		}
+		s := &sender{url: hook.URL, key: a.Key, secret: a.Secret, q: newQueue(&x.budget, x.stats),
+			stats: x.stats, cfg: &w.cfg, client: client, log: w.log, closing: w.closing}
+		x.senders, x.wantsOf, x.wants = append(x.senders, s), append(x.wantsOf, wants), x.wants|wants
+		w.senders.Add(1)
+		go func() { defer w.senders.Done(); s.run(w.ctx) }()
+	}
+	return x
+}
+
+// Enabled reports whether any app has webhooks.
+func (w *Webhooks) Enabled() bool { return len(w.apps) > 0 }
+
+// route encodes ev once and queues it for every URL of a that wants it.
+func (w *Webhooks) route(a *app, ev *Event) {
+	b := bit(ev.Name)
+	if a.wants&b == 0 {
+		return
+	}
+	body := ev.AppendJSON(nil)
+	for i, s := range a.senders {
+		if a.wantsOf[i]&b != 0 {
+			s.q.push(body)
+		}
+	}
+}
+
+// Stats returns each app's statistics, by app id.
+func (w *Webhooks) Stats() []Stats {
+	out := make([]Stats, 0, len(w.apps))
+	for id, a := range w.apps {
+		out = append(out, a.stats.snapshot(id))
+	}
+	slices.SortFunc(out, func(x, y Stats) int { return strings.Compare(x.App, y.App) })
+	return out
+}
+
+// token returns a fresh hold token, unique in the cluster.
+func (w *Webhooks) token() string {
+	return w.node + "." + strconv.FormatUint(w.seq.Add(1), 10)
+}
+
+// redact hides a URL's password, for logs.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
