@@ -83,7 +83,7 @@ type Hub struct {
 	locks  []sync.Mutex
 
 	mu        sync.RWMutex // guards apps, channel creation/removal and the totals
-	apps      map[string]map[string]*Channel
+	apps      map[string]*appChannels
 	nchannels int // channels in apps
 	nsubs     int // subscriptions, the sum of their counts
 }
@@ -110,7 +110,7 @@ func New(cfg Config, node uint64) *Hub {
 		cache:    NewMemoryCache(cfg.Now),
 		shards:   make([]Shard, cfg.Shards),
 		locks:    make([]sync.Mutex, cfg.Shards),
-		apps:     make(map[string]map[string]*Channel),
+		apps:     make(map[string]*appChannels),
 		observer: NopObserver{},
 	}
 	h.broker = NewMemoryBroker(h.Deliver)
