@@ -37,7 +37,7 @@ func (h *Hub) Deliver(m *Message) {
 	frame := h.encode(m)
 	h.observe(ch, m, frame)
 	except := h.localSeq(m.Except)
-	h.post(ch, Delivery{Channel: ch, Frame: frame, Except: except})
+	h.post(ch, Delivery{Channel: ch, Frame: NewFrame(frame, h.compress), Except: except})
 }
 
 // post hands d to every shard with subscribers of ch: the solo

@@ -57,7 +57,7 @@ type counter struct {
 }
 
 func (c *counter) SocketSeq() uint64   { return 0 }
-func (c *counter) Deliver([]byte)      { c.mu.Lock(); c.n++; c.mu.Unlock() }
+func (c *counter) Deliver(*Frame)      { c.mu.Lock(); c.n++; c.mu.Unlock() }
 func (c *counter) Terminate()          {}
 func (c *counter) Moved(*Channel, int) {}
 
