@@ -79,6 +79,7 @@ type workerConfig struct {
 	channels int
 	pool     int
 	ping     time.Duration
+	deflate  bool
 }
 
 // histShards spreads latency recording over several locks.
@@ -136,6 +137,7 @@ func parseWorkerFlags(args []string, stderr io.Writer) (workerConfig, error) {
 	fs.IntVar(&c.channels, "channels", 1, "channels each connection subscribes to")
 	fs.IntVar(&c.pool, "pool", 0, "draw channel names from this many shared channels (0: one per subscription)")
 	fs.DurationVar(&c.ping, "ping", 0, "send pusher:ping after this much silence (0: the server's activity_timeout)")
+	fs.BoolVar(&c.deflate, "deflate", false, "offer permessage-deflate")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
