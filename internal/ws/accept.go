@@ -49,8 +49,12 @@ func Upgrade(w http.ResponseWriter, r *http.Request, opts *UpgradeOptions) (net.
 		return nil, nil, State{}, herr
 	}
 	var st State
-	if opts != nil && opts.Deflate && AcceptDeflate(r.Header.Values("Sec-WebSocket-Extensions")) {
-		st = DeflateState()
+	var extensions string
+	if opts != nil && opts.Deflate {
+		var ok bool
+		if extensions, ok = NegotiateDeflate(r.Header.Values("Sec-WebSocket-Extensions")); ok {
+			st = DeflateState()
+		}
 	}
 	conn, rw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
@@ -58,7 +62,7 @@ func Upgrade(w http.ResponseWriter, r *http.Request, opts *UpgradeOptions) (net.
 		return nil, nil, State{}, fmt.Errorf("websocket: hijack: %w", err)
 	}
 	buffered := takeBuffered(rw.Reader)
-	if err := writeSwitching(conn, key, st.Deflate()); err != nil {
+	if err := writeSwitching(conn, key, extensions); err != nil {
 		conn.Close()
 		return nil, nil, State{}, fmt.Errorf("websocket: write 101 response: %w", err)
 	}
@@ -143,14 +147,15 @@ func takeBuffered(br *bufio.Reader) []byte {
 }
 
 // writeSwitching writes the 101 response of RFC 6455 4.2.2, item 5.
-// With deflate it accepts permessage-deflate (RFC 7692 5).
-func writeSwitching(conn net.Conn, key string, deflate bool) error {
+// A non-empty extensions is the Sec-WebSocket-Extensions it accepts.
+func writeSwitching(conn net.Conn, key string, extensions string) error {
 	b := make([]byte, 0, 256)
 	b = append(b, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"+
 		"Connection: Upgrade\r\nSec-WebSocket-Accept: "...)
 	b = appendAcceptKey(b, key)
-	if deflate {
-		b = append(b, "\r\nSec-WebSocket-Extensions: "+DeflateResponse...)
+	if extensions != "" {
+		b = append(b, "\r\nSec-WebSocket-Extensions: "...)
+		b = append(b, extensions...)
 	}
 	b = append(b, "\r\n\r\n"...)
 	_, err := conn.Write(b)

@@ -139,6 +139,7 @@ func TestUpgradeDeflate(t *testing.T) {
 		{"not allowed", nil, "permessage-deflate; client_max_window_bits", ""},
 		{"not offered", &UpgradeOptions{Deflate: true}, "", ""},
 		{"unacceptable offer", &UpgradeOptions{Deflate: true}, "permessage-deflate; server_max_window_bits=9", ""},
+		{"window echoed", &UpgradeOptions{Deflate: true}, "permessage-deflate; server_max_window_bits=15", DeflateResponse + "; server_max_window_bits=15"},
 	} {
 		addr, results := startUpgradeServerWith(t, c.opts)
 		req := slices.DeleteFunc(slices.Clone(goodRequest), func(l string) bool { return strings.HasPrefix(l, "Sec-WebSocket-Extensions") })

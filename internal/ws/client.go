@@ -228,7 +228,7 @@ func acceptedDeflate(values []string, request http.Header) (bool, error) {
 	if request.Get("Sec-WebSocket-Extensions") != clientDeflateOffer {
 		return false, errors.New("server chose an extension that was not offered")
 	}
-	if len(values) != 1 || !acceptIn(values[0]) || !strings.Contains(values[0], "server_no_context_takeover") || strings.Contains(values[0], ",") {
+	if _, ok := acceptIn(values[0]); len(values) != 1 || !ok || !strings.Contains(values[0], "server_no_context_takeover") || strings.Contains(values[0], ",") {
 		return false, fmt.Errorf("server answered the permessage-deflate offer with %q", values)
 	}
 	return true, nil

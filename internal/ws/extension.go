@@ -8,42 +8,57 @@ import "strings"
 // in any response: server_no_context_takeover lets one compressed frame
 // serve every subscriber of a publish, and client_no_context_takeover lets
 // roost inflate each client message on its own, so a connection keeps no
-// compression window between messages.
+// compression window between messages. An offer with
+// server_max_window_bits=15 gets the parameter back (7.1.2.1:
+// acceptance echoes it): DeflateResponse + deflateWindowParam.
 const DeflateResponse = "permessage-deflate; server_no_context_takeover; client_no_context_takeover"
+
+// deflateWindowParam is what accepting server_max_window_bits=15 adds.
+const deflateWindowParam = "; server_max_window_bits=15"
 
 // deflateName is the extension's registered name (RFC 7692 5).
 const deflateName = "permessage-deflate"
 
-// AcceptDeflate reports whether the Sec-WebSocket-Extensions header values
-// of a handshake hold a permessage-deflate offer that roost can accept with
-// DeflateResponse. An offer is declined (RFC 7692 5.1) when a parameter is
-// unknown, repeated or has a bad value, and when it asks for a server window
-// under 15 bits, which compress/flate cannot keep to. A header that does not
-// parse (RFC 6455 9.1) offers nothing.
-func AcceptDeflate(values []string) bool {
+// NegotiateDeflate looks in the Sec-WebSocket-Extensions header values of
+// a handshake for the first permessage-deflate offer roost can accept and
+// returns the response that accepts it (DeflateResponse, with the window
+// parameter echoed if the offer had it); ok is false when there is none.
+// An offer is declined (RFC 7692 5.1) when a parameter is unknown, repeated
+// or has a bad value, and when it asks for a server window under 15 bits,
+// which compress/flate cannot keep to. A header line that does not parse
+// (RFC 6455 9.1) offers nothing.
+func NegotiateDeflate(values []string) (response string, ok bool) {
 	for _, v := range values {
-		if acceptIn(v) {
-			return true
+		if response, ok = acceptIn(v); ok {
+			return response, true
 		}
 	}
-	return false
+	return "", false
 }
 
-// acceptIn reports an acceptable offer among the extensions of one header
-// line.
-func acceptIn(v string) bool {
+// AcceptDeflate reports whether NegotiateDeflate finds an offer to accept.
+func AcceptDeflate(values []string) bool {
+	_, ok := NegotiateDeflate(values)
+	return ok
+}
+
+// acceptIn returns the response to the first acceptable offer among the
+// extensions of one header line, after checking that the whole line parses.
+func acceptIn(v string) (response string, ok bool) {
 	p := extParser{s: v}
-	found := false
 	for !p.done() {
-		name, params, ok := p.extension()
-		if !ok {
-			return false
+		name, params, parsed := p.extension()
+		if !parsed {
+			return "", false
 		}
-		if strings.EqualFold(name, deflateName) && deflateParamsOK(params) {
-			found = true
+		if window, good := deflateParamsOK(params); good && !ok && strings.EqualFold(name, deflateName) {
+			response, ok = DeflateResponse, true
+			if window {
+				response += deflateWindowParam
+			}
 		}
 	}
-	return found
+	return response, ok
 }
 
 // extParam is one extension parameter; value is "" when it has none.
@@ -52,20 +67,21 @@ type extParam struct {
 	hasValue    bool
 }
 
-// deflateParamsOK applies RFC 7692 7.1 to the parameters of one offer.
-func deflateParamsOK(params []extParam) bool {
+// deflateParamsOK applies RFC 7692 7.1 to the parameters of one offer;
+// window reports a server_max_window_bits to echo.
+func deflateParamsOK(params []extParam) (window, ok bool) {
 	seen := map[string]bool{}
 	for _, p := range params {
 		name := strings.ToLower(p.name)
 		if seen[name] {
-			return false // 7.1: a parameter may appear once
+			return false, false // 7.1: a parameter may appear once
 		}
 		seen[name] = true
 		if !deflateParamOK(name, p) {
-			return false
+			return false, false
 		}
 	}
-	return true
+	return seen["server_max_window_bits"], true
 }
 
 // deflateParamOK checks one parameter of an offer by name.
