@@ -36,8 +36,9 @@ func FuzzAcceptDeflate(f *testing.F) {
 // connection that negotiated permessage-deflate, with a 4 KB limit: it
 // never panics, never delivers a message over the limit or one that is not
 // UTF-8, fails only with 1007 or 1009, and gives the same result when the
-// frame arrives one byte at a time. Seeds are real pusher-js messages
-// compressed as a browser does, and a decompression bomb.
+// frame arrives one byte at a time or the message in two fragments. Seeds
+// are real pusher-js messages compressed as a browser does, and a
+// decompression bomb.
 func FuzzInflate(f *testing.F) {
 	for _, m := range []string{
 		`{"event":"pusher:subscribe","data":{"auth":"278d425bdf160c739803:58df8b0c36d6982b82c3ecf6b4662e34fe8c25bba48f5369f135bf843651c3a4","channel":"private-foobar"}}`,
@@ -45,10 +46,10 @@ func FuzzInflate(f *testing.F) {
 		event,
 		strings.Repeat("\x00", 1<<16),
 	} {
-		f.Add([]byte(clientDeflate(f, m)))
+		f.Add([]byte(clientDeflate(f, m)), uint16(7))
 	}
-	f.Add([]byte("\xff\xff"))
-	f.Fuzz(func(t *testing.T, z []byte) {
+	f.Add([]byte("\xff\xff"), uint16(1))
+	f.Fuzz(func(t *testing.T, z []byte, split uint16) {
 		frame := rawFrame(true, 4, OpText, string(z))
 		got := feedFrom(t, DeflateState(), [][]byte{frame}, 4096)
 		switch got.code {
@@ -63,6 +64,11 @@ func FuzzInflate(f *testing.F) {
 		}
 		if again := feedFrom(t, DeflateState(), octets(frame), 4096); !sameOutcome(again, got) {
 			t.Fatalf("byte by byte: %+v, at once: %+v", again, got)
+		}
+		i := int(split) % (len(z) + 1)
+		frags := [][]byte{rawFrame(false, 4, OpText, string(z[:i])), cont(string(z[i:]), true)}
+		if two := feedFrom(t, DeflateState(), perFrame(frags...), 4096); !sameEvents(two.events, got.events) || two.code != got.code {
+			t.Fatalf("in two fragments: %+v, whole: %+v", two, got)
 		}
 	})
 }
