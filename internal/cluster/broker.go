@@ -32,9 +32,6 @@ type subOp struct {
 	ready func() // on: called once the subscription is active
 }
 
-// topic is the pub/sub channel of one roost channel.
-func (r *Redis) topic(app, channel string) string { return r.key("m", app, channel) }
-
 // Publish delivers m to this node's subscribers at once and queues it for
 // the other nodes. It never blocks: with the outbox full, m is dropped for
 // the cluster (and counted) but still delivered here.
@@ -121,8 +118,8 @@ func (q *subQueue) take() []subOp {
 	return ops
 }
 
-// subscribeLoop applies subscription changes in order. The PubSub object
-// remembers its topics and subscribes to them again after a reconnect.
+// subscribeLoop applies subscription changes in order. The topics are
+// subscribed again after a reconnect, a failover or a reshard (see topics).
 func (r *Redis) subscribeLoop() {
 	for {
 		select {
@@ -138,43 +135,21 @@ func (r *Redis) subscribeLoop() {
 
 // apply sends one subscription change. A subscription is confirmed by
 // Redis through the receive loop; while Redis is away it is answered at
-// once (the PubSub subscribes again when Redis returns).
+// once (the subscription is made again when Redis returns).
 func (r *Redis) apply(op subOp) {
 	if !op.on {
-		r.ps.Unsubscribe(r.ctx, op.topic)
+		r.topics.off(op.topic)
 		return
 	}
 	if !r.link.healthy.Load() {
-		r.ps.Subscribe(r.ctx, op.topic)
+		r.topics.on(op.topic)
 		op.ready()
 		return
 	}
 	r.awaiting.add(op.topic, op.ready)
 	time.AfterFunc(subscribeWait, func() { r.awaiting.fire(op.topic) })
-	if err := r.ps.Subscribe(r.ctx, op.topic); err != nil {
+	if err := r.topics.on(op.topic); err != nil {
 		r.awaiting.fire(op.topic)
-	}
-}
-
-// receiveLoop delivers the messages other nodes publish.
-func (r *Redis) receiveLoop() {
-	for r.ctx.Err() == nil {
-		in, err := r.ps.Receive(r.ctx)
-		if err != nil {
-			if r.ctx.Err() == nil {
-				r.down(err)
-				sleep(r.ctx, probeEvery)
-			}
-			continue
-		}
-		switch v := in.(type) {
-		case *redis.Subscription:
-			if v.Kind == "subscribe" {
-				r.awaiting.fire(v.Channel)
-			}
-		case *redis.Message:
-			r.receive(v)
-		}
 	}
 }
 
@@ -241,10 +216,14 @@ func (r *Redis) queueWrite(ctx context.Context, p redis.Pipeliner, o outbound) {
 	m := o.msg
 	if o.cache {
 		b, _ := json.Marshal(m)
-		p.Set(ctx, r.key("cache", m.App, m.Channel), b, hub.CacheTTL)
+		p.Set(ctx, r.cacheKey(m.App, m.Channel), b, hub.CacheTTL)
 		return
 	}
 	b, _ := json.Marshal(envelope{Node: r.node, Seq: o.seq, Msg: m})
+	if r.sharded {
+		p.SPublish(ctx, r.topic(m.App, m.Channel), b)
+		return
+	}
 	p.Publish(ctx, r.topic(m.App, m.Channel), b)
 }
 

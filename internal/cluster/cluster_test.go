@@ -169,7 +169,7 @@ func TestDeadNodeIsReaped(t *testing.T) {
 	dead.users.SignIn(ctx, "app", "ghost")
 	// Stop the dead node without its goodbye: its heartbeat just expires.
 	dead.cancel()
-	dead.ps.Close()
+	dead.topics.close()
 	dead.wg.Wait()
 	testutil.Eventually(t, redisWait, "member_removed for the dead node's member", func() bool {
 		return boxes[0].has("pusher_internal:member_removed", `{"user_id":"ghost"}`)

@@ -158,7 +158,7 @@ func TestNoReapAfterOwnOutage(t *testing.T) {
 	noneRemoved(t, counters, "u0", "u1", "u2")
 	dead := rs[2]
 	dead.cancel() // dies without a goodbye: its heartbeat just expires
-	dead.ps.Close()
+	dead.topics.close()
 	dead.wg.Wait()
 	gone := `pusher_internal:member_removed {"user_id":"u2"}`
 	testutil.Eventually(t, redisWait, "the dead node's member removed", func() bool {

@@ -99,10 +99,10 @@ func TestDeadNodeTransitionsReportedOnce(t *testing.T) {
 	dead.counts.flush()
 	dead.presence.Join(t.Context(), "app", "presence-z", hub.Member{ID: "ghost"}, 100)
 	dead.cancel() // no goodbye: the heartbeat just expires
-	dead.ps.Close()
+	dead.topics.close()
 	dead.wg.Wait()
 	testutil.Eventually(t, redisWait, "the dead node reaped", func() bool {
-		gone, _ := rs[0].rdb.SIsMember(t.Context(), rs[0].key("nodes"), dead.node).Result()
+		gone, _ := rs[0].rdb.SIsMember(t.Context(), rs[0].nodeKey("nodes"), dead.node).Result()
 		return !gone && len(log()) >= 4
 	})
 	got := log()

@@ -37,7 +37,7 @@ func TestValidationErrorsNameTheFieldAndSource(t *testing.T) {
 		{"", []string{"ROOST_CLIENT_EVENTS_PER_SECOND=-1"}, "config: limits.client_events_per_second (ROOST_CLIENT_EVENTS_PER_SECOND): must be > 0"},
 		{"log: {level: verbose}\n", nil, `config: log.level (line 1): "verbose" is not one of ["debug" "info" "warn" "error"]`},
 		{"", []string{"ROOST_LOG_FORMAT=xml"}, `config: log.format (ROOST_LOG_FORMAT): "xml" is not one of`},
-		{"redis: {url: \"http://x\"}\n", nil, "config: redis.url (line 1): want redis://host:port or rediss://host:port"},
+		{"redis: {url: \"http://x\"}\n", nil, "config: redis.url (line 1): want redis://[user:password@]host:port[/db]"},
 		{"", []string{"ROOST_APPS_URL=sqlite:///x.db"}, "config: app_store.url (ROOST_APPS_URL): want postgres://"},
 		{"app_store: {table: \"apps; drop table x\"}\n", nil, `config: app_store.table (line 1): "apps; drop table x" is not a table name`},
 		{"app_store: {table: a.b.c}\n", nil, `config: app_store.table (line 1): "a.b.c" is not a table name: at most schema.table`},
