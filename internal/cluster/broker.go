@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"sync"
 	"time"
 
@@ -159,7 +160,7 @@ func (r *Redis) receive(msg *redis.Message) {
 	if json.Unmarshal([]byte(msg.Payload), &e) != nil || e.Msg == nil || e.Node == r.node {
 		return
 	}
-	if e.Seq > 0 && !r.seen.first(e.Node, e.Seq, time.Now()) {
+	if e.Seq > 0 && !r.seen.first(r.stream(e.Node, msg.Channel), e.Seq, time.Now()) {
 		r.dupes.Add(1)
 		return
 	}
@@ -172,7 +173,7 @@ func (r *Redis) receive(msg *redis.Message) {
 // is not delivered again.
 func (r *Redis) publishLoop() {
 	batch := make([]outbound, 0, 256)
-	var seq uint64
+	seqs := newNumbering(r.sharded)
 	for {
 		select {
 		case <-r.ctx.Done():
@@ -184,8 +185,7 @@ func (r *Redis) publishLoop() {
 			batch = append(batch, <-r.outbox)
 		}
 		for i := range batch {
-			seq++
-			batch[i].seq = seq
+			batch[i].seq = seqs.next(r, batch[i])
 		}
 		for !r.write(batch) {
 			if !sleep(r.ctx, 250*time.Millisecond) {
@@ -225,6 +225,38 @@ func (r *Redis) queueWrite(ctx context.Context, p redis.Pipeliner, o outbound) {
 		return
 	}
 	p.Publish(ctx, r.topic(m.App, m.Channel), b)
+}
+
+// numbering gives each message its number in its stream (see seen): one
+// counter per node, or per slot on a Redis Cluster. publishLoop owns it.
+type numbering []uint64
+
+func newNumbering(sharded bool) numbering {
+	if sharded {
+		return make(numbering, slots)
+	}
+	return make(numbering, 1)
+}
+
+// next numbers o, a message; a cache write needs no number.
+func (n numbering) next(r *Redis, o outbound) uint64 {
+	if o.cache {
+		return 0
+	}
+	i := 0
+	if len(n) > 1 {
+		i = int(slot(r.topic(o.msg.App, o.msg.Channel)))
+	}
+	n[i]++
+	return n[i]
+}
+
+// stream names the stream a message from node on topic belongs to.
+func (r *Redis) stream(node, topic string) string {
+	if !r.sharded {
+		return node
+	}
+	return node + "/" + strconv.Itoa(int(slot(topic)))
 }
 
 // sleep waits d unless ctx ends first; it reports whether ctx is still live.

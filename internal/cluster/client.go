@@ -20,14 +20,14 @@ import (
 // again after a connection broke mid-call; the node writes its shares
 // again after a failover, which corrects a change applied twice or lost
 // with a failed primary (see link).
-func dial(rawURL string, slow time.Duration) (redis.UniversalClient, redisurl.Kind, error) {
+func dial(rawURL string, slow, reload time.Duration) (redis.UniversalClient, redisurl.Kind, error) {
 	u, err := redisurl.Parse(rawURL)
 	if err != nil {
 		return nil, 0, fmt.Errorf("cluster: redis url: %w", err)
 	}
 	switch u.Kind {
 	case redisurl.Cluster:
-		return redis.NewClusterClient(clusterOptions(u, slow)), u.Kind, nil
+		return redis.NewClusterClient(clusterOptions(u, slow, reload)), u.Kind, nil
 	case redisurl.Sentinel:
 		return redis.NewFailoverClient(failoverOptions(u, slow)), u.Kind, nil
 	}
@@ -44,8 +44,11 @@ func dial(rawURL string, slow time.Duration) (redis.UniversalClient, redisurl.Ki
 // clusterRedirects bounds the MOVED/ASK redirections of one call.
 const clusterRedirects = 3
 
-func clusterOptions(u redisurl.URL, slow time.Duration) *redis.ClusterOptions {
-	return &redis.ClusterOptions{
+// clusterOptions are a Redis Cluster client's. The client reads the
+// cluster's slots again every reload, so that a node that only receives
+// (and so never hears MOVED) learns of a moved slot within that time.
+func clusterOptions(u redisurl.URL, slow, reload time.Duration) *redis.ClusterOptions {
+	return &redis.ClusterOptions{ClusterStateReloadInterval: reload,
 		Addrs: u.Addrs, Username: u.User, Password: u.Password, TLSConfig: tlsFor(u),
 		DialTimeout: time.Second, ContextTimeoutEnabled: true,
 		ReadTimeout: slow, WriteTimeout: slow, PoolTimeout: slow,

@@ -59,3 +59,30 @@ func (r *Redis) webhookKey(event string) string {
 	}
 	return k
 }
+
+// slots is how many hash slots a Redis Cluster has.
+const slots = 16384
+
+// slot returns the Redis Cluster hash slot of a key or sharded channel:
+// CRC16 (XMODEM) of its hash tag, or of the whole name when it has none,
+// modulo 16384 (the Redis Cluster specification, "Keys distribution
+// model").
+func slot(key string) uint16 {
+	if i := strings.IndexByte(key, '{'); i >= 0 {
+		if j := strings.IndexByte(key[i+1:], '}'); j > 0 {
+			key = key[i+1 : i+1+j]
+		}
+	}
+	var crc uint16
+	for k := 0; k < len(key); k++ {
+		crc ^= uint16(key[k]) << 8
+		for range 8 {
+			if crc&0x8000 != 0 {
+				crc = crc<<1 ^ 0x1021
+			} else {
+				crc <<= 1
+			}
+		}
+	}
+	return crc % slots
+}

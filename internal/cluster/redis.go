@@ -93,7 +93,7 @@ type Redis struct {
 	awaiting awaiting
 	dropped  atomic.Int64
 	dupes    atomic.Int64 // messages from other nodes received twice
-	seen     seen         // owned by receiveLoop
+	seen     seen         // shared by the receive loops
 
 	link     link     // is Redis reachable, since when, what to do about it
 	ops      chan *op // presence and user changes, for opsLoop
@@ -124,7 +124,7 @@ func New(cfg Config) (*Redis, error) {
 	if strings.ContainsAny(cfg.Prefix, "{}") {
 		return nil, errors.New("cluster: the prefix must not hold '{' or '}' (hash tags are roost's own)")
 	}
-	rdb, kind, err := dial(cfg.URL, cfg.SlowReply)
+	rdb, kind, err := dial(cfg.URL, cfg.SlowReply, cfg.NodeTTL/3)
 	if err != nil {
 		return nil, err
 	}

@@ -20,8 +20,9 @@ import (
 // primary fails (its connection breaks; a replica takes over its slots),
 // or the routing the client holds is stale. The topic is then subscribed
 // on the slot's primary as soon as the client's view of the cluster names
-// it; route runs every probeEvery while a topic waits for a primary, and
-// checks every topic's primary once a heartbeat period. Messages published
+// it: route tries the topics that wait every routeEvery, and checks every
+// topic's primary once a heartbeat period (the client reads the cluster's
+// slots again as often). Messages published
 // to a topic between the loss and the new subscription do not reach this
 // node (docs/cluster.md, "What a failover or a reshard loses").
 //
@@ -32,11 +33,15 @@ type shardedTopics struct {
 	cc    *redis.ClusterClient
 	stale atomic.Bool // check every topic's primary at the next route
 
-	mu     sync.Mutex        // guards the three maps
-	want   map[string]bool   // the topics the node subscribes to
-	placed map[string]*shard // each subscribed topic's connection
-	shards map[string]*shard // the connections, by primary address
+	mu      sync.Mutex        // guards the four maps
+	want    map[string]bool   // the topics the node subscribes to
+	waiting map[string]bool   // wanted topics not placed yet
+	placed  map[string]*shard // each subscribed topic's connection
+	shards  map[string]*shard // the connections, by primary address
 }
+
+// routeEvery is how often topics that lost their primary are tried again.
+const routeEvery = 20 * time.Millisecond
 
 var _ topics = (*shardedTopics)(nil)
 
@@ -53,7 +58,7 @@ func (sh *shard) close() {
 }
 
 func newShardedTopics(r *Redis, cc *redis.ClusterClient) *shardedTopics {
-	return &shardedTopics{r: r, cc: cc, want: make(map[string]bool),
+	return &shardedTopics{r: r, cc: cc, want: make(map[string]bool), waiting: make(map[string]bool),
 		placed: make(map[string]*shard), shards: make(map[string]*shard)}
 }
 
@@ -69,6 +74,7 @@ func (s *shardedTopics) on(topic string) error {
 func (s *shardedTopics) off(topic string) {
 	s.mu.Lock()
 	delete(s.want, topic)
+	delete(s.waiting, topic)
 	sh := s.placed[topic]
 	delete(s.placed, topic)
 	s.mu.Unlock()
@@ -89,15 +95,20 @@ func (s *shardedTopics) close() {
 
 // place subscribes topic on the primary the client names for its slot,
 // leaving the connection it was on, if another. A topic that cannot be
-// placed now is left for route.
+// placed now waits for route.
 func (s *shardedTopics) place(topic string) error {
 	ctx, cancel := context.WithTimeout(s.r.ctx, s.r.cfg.SlowReply)
 	defer cancel()
 	primary, err := s.cc.MasterForKey(ctx, topic)
 	if err != nil {
-		s.stale.Store(true)
+		s.wait(topic)
 		return err
 	}
+	return s.placeOn(ctx, topic, primary)
+}
+
+// placeOn subscribes topic on primary's connection.
+func (s *shardedTopics) placeOn(ctx context.Context, topic string, primary *redis.Client) error {
 	sh, old := s.attach(topic, primary)
 	if sh == nil {
 		return nil
@@ -107,6 +118,7 @@ func (s *shardedTopics) place(topic string) error {
 	}
 	if err := sh.ps.SSubscribe(ctx, topic); err != nil {
 		s.detach(topic, sh)
+		s.stale.Store(true)
 		return err
 	}
 	return nil
@@ -129,7 +141,17 @@ func (s *shardedTopics) attach(topic string, primary *redis.Client) (sh, old *sh
 	}
 	old = s.placed[topic]
 	s.placed[topic] = sh
+	delete(s.waiting, topic)
 	return sh, old
+}
+
+// wait leaves a wanted topic for route.
+func (s *shardedTopics) wait(topic string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.want[topic] && s.placed[topic] == nil {
+		s.waiting[topic] = true
+	}
 }
 
 // detach forgets that topic is placed on sh, if it still is, so that
@@ -141,6 +163,9 @@ func (s *shardedTopics) detach(topic string, sh *shard) bool {
 		return false
 	}
 	delete(s.placed, topic)
+	if s.want[topic] {
+		s.waiting[topic] = true
+	}
 	return true
 }
 
@@ -171,12 +196,7 @@ func (s *shardedTopics) receive(sh *shard) {
 // dropped handles an sunsubscribe: the node's own, or Redis's when the
 // topic's slot left this primary (a reshard or a failover).
 func (s *shardedTopics) dropped(sh *shard, topic string) {
-	s.mu.Lock()
-	moved := s.want[topic] && s.placed[topic] == sh
-	if moved {
-		delete(s.placed, topic)
-	}
-	s.mu.Unlock()
+	moved := s.want[topic] && s.detach(topic, sh)
 	if moved {
 		sh.ps.SUnsubscribe(s.r.ctx, topic) // go-redis forgets it: not subscribed again on reconnect
 		s.stale.Store(true)
@@ -195,23 +215,28 @@ func (s *shardedTopics) lost(sh *shard, err error) {
 	for t, at := range s.placed {
 		if at == sh {
 			delete(s.placed, t)
+			s.waiting[t] = true
 			n++
 		}
 	}
 	s.mu.Unlock()
 	sh.close()
+	s.stale.Store(true)
+	s.cc.ReloadState(s.r.ctx)
+	if n == 0 {
+		return // a connection that never served: its primary is being tried
+	}
 	s.r.log.Warn("redis cluster primary unreachable: subscribing its channels again", "addr", sh.addr, "channels", n, "err", err)
 	s.r.link.dirty.Store(true)
 	s.r.counts.dirty.Store(true)
 	s.r.link.suspect()
-	s.stale.Store(true)
-	s.cc.ReloadState(s.r.ctx)
 }
 
-// run places the topics that wait for a primary every probeEvery, and
-// checks every topic's primary once a heartbeat period.
+// run places the topics that wait every routeEvery, and checks every
+// topic's primary once a heartbeat period, or every probeEvery while the
+// routing is known to have changed.
 func (s *shardedTopics) run() {
-	t := time.NewTicker(probeEvery)
+	t := time.NewTicker(routeEvery)
 	defer t.Stop()
 	last := time.Now()
 	for {
@@ -220,42 +245,47 @@ func (s *shardedTopics) run() {
 			return
 		case <-t.C:
 		}
-		all := s.stale.Swap(false) || time.Since(last) >= s.r.period()
+		since := time.Since(last)
+		all := since >= s.r.period() || since >= probeEvery && s.stale.Swap(false)
 		if all {
 			last = time.Now()
+			s.cc.ReloadState(s.r.ctx) // for the next round: this one reads the view it has
 		}
 		s.route(all)
 	}
 }
 
-// route places each wanted topic that is not placed, or (all) whose
+// route places each topic that waits, or (all) each wanted topic whose
 // primary is no longer the one it is placed on, and closes connections no
-// topic uses.
+// topic uses. A primary that cannot be reached is not tried again in the
+// same round.
 func (s *shardedTopics) route(all bool) {
 	ctx, cancel := context.WithTimeout(s.r.ctx, s.r.cfg.SlowReply)
 	defer cancel()
 	s.mu.Lock()
-	placed := make(map[string]*shard, len(s.want))
-	for t := range s.want {
-		placed[t] = s.placed[t]
+	from := s.waiting
+	if all {
+		from = s.want
+	}
+	todo := make(map[string]*shard, len(from))
+	for t := range from {
+		todo[t] = s.placed[t]
 	}
 	s.closeIdle()
 	s.mu.Unlock()
-	for t, sh := range placed {
-		if sh != nil && (!all || s.still(ctx, t, sh)) {
-			continue
-		}
-		if err := s.place(t); err != nil {
-			s.stale.Store(true)
+	failed := make(map[string]bool)
+	for t, sh := range todo {
+		primary, err := s.cc.MasterForKey(ctx, t)
+		switch {
+		case err != nil:
+			s.wait(t)
+		case sh != nil && primary.Options().Addr == sh.addr:
+		case failed[primary.Options().Addr]:
+			s.wait(t)
+		case s.placeOn(ctx, t, primary) != nil:
+			failed[primary.Options().Addr] = true
 		}
 	}
-}
-
-// still reports whether the client names sh's primary for topic (from its
-// cached view of the cluster).
-func (s *shardedTopics) still(ctx context.Context, topic string, sh *shard) bool {
-	primary, err := s.cc.MasterForKey(ctx, topic)
-	return err == nil && primary.Options().Addr == sh.addr
 }
 
 // closeIdle closes the connections no topic is placed on; s.mu is held.

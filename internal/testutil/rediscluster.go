@@ -255,3 +255,16 @@ func (r *Redis) running() bool {
 	defer r.mu.Unlock()
 	return r.cmd != nil
 }
+
+// ReplicaOf returns a running replica of primary.
+func (c *RedisCluster) ReplicaOf(primary *Redis) *Redis {
+	c.t.Helper()
+	for _, n := range c.Nodes() {
+		if role, _ := n.Cli("ROLE"); n.running() && strings.HasPrefix(role, "slave") &&
+			strings.Contains(role, "\n"+strconv.Itoa(primary.port)+"\n") {
+			return n
+		}
+	}
+	c.t.Fatalf("no running replica of %s", primary.addr())
+	return nil
+}
