@@ -38,14 +38,48 @@ func (c *counter) count(key string) int {
 	return c.got[key]
 }
 
+// faultTarget is what a fault test does to its backend: one private
+// Redis, or every node of a private Redis Cluster at once.
+type faultTarget interface {
+	URL() string
+	Pause()
+	Resume()
+	Kill()
+	Start()
+	Pings() bool
+}
+
+// faultBackends are the backends the kill, pause and restart tests run on.
+var faultBackends = []struct {
+	name  string
+	start func(t *testing.T) faultTarget
+}{
+	{"redis", func(t *testing.T) faultTarget { return testutil.StartRedis(t) }},
+	{"redis-cluster", func(t *testing.T) faultTarget { return testutil.StartRedisCluster(t, 3, 0) }},
+}
+
+// onFaultBackends runs a fault test on each of faultBackends.
+func onFaultBackends(t *testing.T, f func(t *testing.T, target faultTarget)) {
+	for _, b := range faultBackends {
+		t.Run(b.name, func(t *testing.T) { f(t, b.start(t)) })
+	}
+}
+
 // faultNodes starts n nodes on a private Redis with heartbeat TTL ttl;
 // the second one reaches it through late, if not nil.
 func faultNodes(t *testing.T, n int, ttl time.Duration, late *gatedProxy) (*testutil.Redis, []*Redis, []*counter) {
 	redis := testutil.StartRedis(t)
+	rs, counters := nodesOn(t, redis, n, ttl, late)
+	return redis, rs, counters
+}
+
+// nodesOn starts n nodes on target with heartbeat TTL ttl; the second one
+// reaches it through late, if not nil.
+func nodesOn(t *testing.T, target faultTarget, n int, ttl time.Duration, late *gatedProxy) ([]*Redis, []*counter) {
 	rs, counters := make([]*Redis, n), make([]*counter, n)
 	for i := range rs {
 		counters[i] = &counter{}
-		url := redis.URL()
+		url := target.URL()
 		if i == 1 && late != nil {
 			late.forwardTo(url)
 			url = late.url()
@@ -57,7 +91,7 @@ func faultNodes(t *testing.T, n int, ttl time.Duration, late *gatedProxy) (*test
 		t.Cleanup(func() { r.Close() })
 		rs[i] = r
 	}
-	return redis, rs, counters
+	return rs, counters
 }
 
 // subscribed subscribes r to channel and waits until Redis confirms it.
@@ -75,38 +109,42 @@ func subscribed(t *testing.T, r *Redis, channel string) {
 // while Redis is paused (SIGSTOP) and sends again reaches Redis twice; the
 // other node delivers every message once.
 func TestPausedRedisDeliversOnce(t *testing.T) {
-	redis, rs, counters := faultNodes(t, 2, 0, nil)
-	subscribed(t, rs[1], "c")
-	redis.Pause()
-	const n = 20
-	for i := range n {
-		rs[0].Publish(&hub.Message{App: "app", Channel: "c", Event: "e", Data: fmt.Sprint(i)})
-	}
-	testutil.Eventually(t, redisWait, "node A giving up on Redis", func() bool { return rs[0].Ready() != nil })
-	redis.Resume()
-	testutil.Eventually(t, redisWait, "every message on node B", func() bool { return counters[1].count(fmt.Sprint("e ", n-1)) > 0 })
-	testutil.Eventually(t, redisWait, "node A ready", func() bool { return rs[0].Ready() == nil })
-	for i := range n {
-		if got := counters[1].count(fmt.Sprint("e ", i)); got != 1 {
-			t.Fatalf("message %d delivered %d times on node B (%d duplicates dropped)", i, got, rs[1].Duplicates())
+	onFaultBackends(t, func(t *testing.T, redis faultTarget) {
+		rs, counters := nodesOn(t, redis, 2, 0, nil)
+		subscribed(t, rs[1], "c")
+		redis.Pause()
+		const n = 20
+		for i := range n {
+			rs[0].Publish(&hub.Message{App: "app", Channel: "c", Event: "e", Data: fmt.Sprint(i)})
 		}
-	}
-	t.Logf("duplicates dropped on node B: %d", rs[1].Duplicates())
+		testutil.Eventually(t, redisWait, "node A giving up on Redis", func() bool { return rs[0].Ready() != nil })
+		redis.Resume()
+		testutil.Eventually(t, redisWait, "every message on node B", func() bool { return counters[1].count(fmt.Sprint("e ", n-1)) > 0 })
+		testutil.Eventually(t, redisWait, "node A ready", func() bool { return rs[0].Ready() == nil })
+		for i := range n {
+			if got := counters[1].count(fmt.Sprint("e ", i)); got != 1 {
+				t.Fatalf("message %d delivered %d times on node B (%d duplicates dropped)", i, got, rs[1].Duplicates())
+			}
+		}
+		t.Logf("duplicates dropped on node B: %d", rs[1].Duplicates())
+	})
 }
 
 // TestReadySoonAfterRedis: a degraded node is ready again within a probe
 // or two of Redis coming back, not at its next heartbeat (a minute here).
 func TestReadySoonAfterRedis(t *testing.T) {
-	redis, rs, _ := faultNodes(t, 1, 3*time.Minute, nil)
-	redis.Kill()
-	testutil.Eventually(t, redisWait, "the node degraded", func() bool {
-		rs[0].link.suspect()
-		return rs[0].Ready() != nil
+	onFaultBackends(t, func(t *testing.T, redis faultTarget) {
+		rs, _ := nodesOn(t, redis, 1, 3*time.Minute, nil)
+		redis.Kill()
+		testutil.Eventually(t, redisWait, "the node degraded", func() bool {
+			rs[0].link.suspect()
+			return rs[0].Ready() != nil
+		})
+		redis.Start()
+		back := time.Now()
+		testutil.Eventually(t, 10*probeEvery, "the node ready again", func() bool { return rs[0].Ready() == nil })
+		t.Logf("ready %v after Redis answered again", time.Since(back).Round(time.Millisecond))
 	})
-	redis.Start()
-	back := time.Now()
-	testutil.Eventually(t, 10*probeEvery, "the node ready again", func() bool { return rs[0].Ready() == nil })
-	t.Logf("ready %v after Redis answered again", time.Since(back).Round(time.Millisecond))
 }
 
 // TestSlowReplyIsNotAnOutage: Redis busy for 2 s (DEBUG SLEEP) leaves the

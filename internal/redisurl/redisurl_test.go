@@ -34,8 +34,8 @@ func TestParseForms(t *testing.T) {
 
 func TestParseRefusesWithReason(t *testing.T) {
 	for in, reason := range map[string]string{
-		"http://h:1":                              "unknown scheme",
-		"redis+cluster://":                        "no host",
+		"http://h:1":                              "want redis://",
+		"redis+cluster://":                        "want redis://",
 		"redis+cluster://a:7000,b":                "host:port",
 		"redis+cluster://a:7000,:7001":            "host:port",
 		"redis+cluster://a:70000":                 "port",

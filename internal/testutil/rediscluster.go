@@ -268,3 +268,47 @@ func (c *RedisCluster) ReplicaOf(primary *Redis) *Redis {
 	c.t.Fatalf("no running replica of %s", primary.addr())
 	return nil
 }
+
+// Kill kills every node with SIGKILL; their data is lost, their
+// nodes.conf kept.
+func (c *RedisCluster) Kill() {
+	for _, n := range c.Nodes() {
+		n.Kill()
+	}
+}
+
+// Start starts every node that is not running and waits until the
+// cluster is ok again.
+func (c *RedisCluster) Start() {
+	c.t.Helper()
+	for _, n := range c.Nodes() {
+		if !n.running() {
+			n.Start()
+		}
+	}
+	c.WaitOK()
+}
+
+// Pause stops every node with SIGSTOP.
+func (c *RedisCluster) Pause() {
+	for _, n := range c.Nodes() {
+		n.Pause()
+	}
+}
+
+// Resume continues every paused node.
+func (c *RedisCluster) Resume() {
+	for _, n := range c.Nodes() {
+		n.Resume()
+	}
+}
+
+// Pings reports whether every node answers PING.
+func (c *RedisCluster) Pings() bool {
+	for _, n := range c.Nodes() {
+		if !n.Pings() {
+			return false
+		}
+	}
+	return true
+}
