@@ -38,30 +38,11 @@ func (c *counter) count(key string) int {
 	return c.got[key]
 }
 
-// faultTarget is what a fault test does to its backend: one private
-// Redis, or every node of a private Redis Cluster at once.
-type faultTarget interface {
-	URL() string
-	Pause()
-	Resume()
-	Kill()
-	Start()
-	Pings() bool
-}
-
-// faultBackends are the backends the kill, pause and restart tests run on.
-var faultBackends = []struct {
-	name  string
-	start func(t *testing.T) faultTarget
-}{
-	{"redis", func(t *testing.T) faultTarget { return testutil.StartRedis(t) }},
-	{"redis-cluster", func(t *testing.T) faultTarget { return testutil.StartRedisCluster(t, 3, 0) }},
-}
-
-// onFaultBackends runs a fault test on each of faultBackends.
-func onFaultBackends(t *testing.T, f func(t *testing.T, target faultTarget)) {
-	for _, b := range faultBackends {
-		t.Run(b.name, func(t *testing.T) { f(t, b.start(t)) })
+// onFaultBackends runs a fault test on each of testutil.RedisServers: one
+// private Redis, and a private Redis Cluster whose nodes all fail at once.
+func onFaultBackends(t *testing.T, f func(t *testing.T, redis testutil.RedisServer)) {
+	for _, b := range testutil.RedisServers {
+		t.Run(b.Name, func(t *testing.T) { f(t, b.Start(t)) })
 	}
 }
 
@@ -75,7 +56,7 @@ func faultNodes(t *testing.T, n int, ttl time.Duration, late *gatedProxy) (*test
 
 // nodesOn starts n nodes on target with heartbeat TTL ttl; the second one
 // reaches it through late, if not nil.
-func nodesOn(t *testing.T, target faultTarget, n int, ttl time.Duration, late *gatedProxy) ([]*Redis, []*counter) {
+func nodesOn(t *testing.T, target testutil.RedisServer, n int, ttl time.Duration, late *gatedProxy) ([]*Redis, []*counter) {
 	rs, counters := make([]*Redis, n), make([]*counter, n)
 	for i := range rs {
 		counters[i] = &counter{}
@@ -109,7 +90,7 @@ func subscribed(t *testing.T, r *Redis, channel string) {
 // while Redis is paused (SIGSTOP) and sends again reaches Redis twice; the
 // other node delivers every message once.
 func TestPausedRedisDeliversOnce(t *testing.T) {
-	onFaultBackends(t, func(t *testing.T, redis faultTarget) {
+	onFaultBackends(t, func(t *testing.T, redis testutil.RedisServer) {
 		rs, counters := nodesOn(t, redis, 2, 0, nil)
 		subscribed(t, rs[1], "c")
 		redis.Pause()
@@ -133,7 +114,7 @@ func TestPausedRedisDeliversOnce(t *testing.T) {
 // TestReadySoonAfterRedis: a degraded node is ready again within a probe
 // or two of Redis coming back, not at its next heartbeat (a minute here).
 func TestReadySoonAfterRedis(t *testing.T) {
-	onFaultBackends(t, func(t *testing.T, redis faultTarget) {
+	onFaultBackends(t, func(t *testing.T, redis testutil.RedisServer) {
 		rs, _ := nodesOn(t, redis, 1, 3*time.Minute, nil)
 		redis.Kill()
 		testutil.Eventually(t, redisWait, "the node degraded", func() bool {

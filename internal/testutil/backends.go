@@ -53,3 +53,30 @@ func machineRedis(t testing.TB) Reach {
 	}
 	return redisReach(MachineRedisURL, false)
 }
+
+// RedisServer is a private Redis that a fault test stops, pauses and
+// starts again: one redis-server (Redis), or every node of a Redis Cluster
+// at once (RedisCluster).
+type RedisServer interface {
+	URL() string
+	Kill()
+	Start()
+	Pause()
+	Resume()
+	Pings() bool
+	Output() string
+}
+
+var (
+	_ RedisServer = (*Redis)(nil)
+	_ RedisServer = (*RedisCluster)(nil)
+)
+
+// RedisServers are the private Redis kinds the fault tests run on.
+var RedisServers = []struct {
+	Name  string
+	Start func(t testing.TB) RedisServer
+}{
+	{"redis", func(t testing.TB) RedisServer { return StartRedis(t) }},
+	{"redis-cluster", func(t testing.TB) RedisServer { return StartRedisCluster(t, 3, 0) }},
+}

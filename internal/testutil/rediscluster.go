@@ -312,3 +312,12 @@ func (c *RedisCluster) Pings() bool {
 	}
 	return true
 }
+
+// Output returns what every node printed, for failure messages.
+func (c *RedisCluster) Output() string {
+	var b strings.Builder
+	for _, n := range c.Nodes() {
+		b.WriteString("--- " + n.addr() + " ---\n" + n.Output())
+	}
+	return b.String()
+}
