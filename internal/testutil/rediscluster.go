@@ -43,7 +43,9 @@ func StartRedisCluster(t testing.TB, primaries, replicas int) *RedisCluster {
 		"--cluster-node-timeout", strconv.Itoa(int(ClusterNodeTimeout / time.Millisecond))}
 	create := []string{"--cluster", "create"}
 	for i := range primaries * (1 + replicas) {
-		n := startRedis(t, bin, args...)
+		// The bus port is free too: by default it is the port + 10000,
+		// which a port above 55535 cannot have.
+		n := startRedis(t, bin, append(args, "--cluster-port", strconv.Itoa(freePort(t)))...)
 		if i < primaries {
 			c.Primaries = append(c.Primaries, n)
 		} else {
