@@ -31,9 +31,10 @@ type canary struct {
 	stop    chan struct{}
 	done    sync.WaitGroup
 
-	mu   sync.Mutex
-	sent int
-	got  map[int]time.Time
+	mu    sync.Mutex
+	sent  int
+	got   map[int]time.Time
+	ended bool // an end marker, published after the last event, arrived
 }
 
 // start has the canary publish until report (or the test's end).
@@ -64,6 +65,11 @@ func (c *canary) run() {
 
 // deliver is the receiving node's Deliver.
 func (c *canary) deliver(m *hub.Message) {
+	if m.Event == "canary-end" && m.Channel == c.channel {
+		c.mu.Lock()
+		c.ended = true
+		c.mu.Unlock()
+	}
 	if m.Event != "canary" || m.Channel != c.channel {
 		return
 	}
@@ -90,19 +96,20 @@ func (c *canary) received() int {
 	return len(c.got)
 }
 
-// report stops the canary, lets the last events arrive, and returns how
-// many of the sent events never arrived and the longest time between two
-// that did.
+// report stops the canary, publishes end markers on its channel until one
+// arrives (the events before it have arrived by then, or are lost), and
+// returns how many of the sent events never arrived and the longest time
+// between two that did.
 func (c *canary) report(t *testing.T) (lost int, gap time.Duration) {
 	c.halt()
 	c.mu.Lock()
 	sent := c.sent
 	c.mu.Unlock()
-	testutil.Eventually(t, redisWait, "the canary's last event", func() bool {
+	testutil.Eventually(t, redisWait, "an end marker after the canary's events", func() bool {
+		c.from.Publish(&hub.Message{App: "app", Channel: c.channel, Event: "canary-end"})
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		_, ok := c.got[sent-1]
-		return ok
+		return c.ended
 	})
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -329,6 +336,14 @@ func TestSentinelFailoverLosesNoSubscription(t *testing.T) {
 				s.Failover()
 			}
 			t.Logf("sentinel names the new primary %v after the %s", time.Since(began), name)
+			// Sentinel turns the old primary into a replica, and so cuts its
+			// subscribers off, only when it next looks (10 s); the node must
+			// not wait for that.
+			topic := f.b.topic("app", "failing")
+			testutil.Eventually(t, 5*checkEvery, "node B subscribed on the new primary", func() bool {
+				out, _ := s.Replica.Cli("PUBSUB", "NUMSUB", topic)
+				return strings.HasSuffix(strings.TrimSpace(out), "\n1")
+			})
 			f.deliversAll(t, channels, "after the failover")
 			lost, gap := f.canary.report(t)
 			t.Logf("%s: canary lost %d of %d events, longest gap %v", name, lost, f.canary.sent, gap)

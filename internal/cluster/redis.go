@@ -140,7 +140,7 @@ func New(cfg Config) (*Redis, error) {
 	if cc, ok := rdb.(*redis.ClusterClient); ok && kind == redisurl.Cluster {
 		r.topics, r.sharded = newShardedTopics(r, cc), true
 	} else {
-		r.topics = &plainTopics{r: r, ps: rdb.Subscribe(r.ctx)}
+		r.topics = newPlainTopics(r)
 	}
 	r.start(r.publishLoop, r.topics.run, r.subscribeLoop, r.opsLoop, r.tickLoop)
 	r.probe()
