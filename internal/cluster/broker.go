@@ -188,11 +188,30 @@ func (r *Redis) publishLoop() {
 			batch[i].seq = seqs.next(r, batch[i])
 		}
 		for !r.write(batch) {
-			if !sleep(r.ctx, 250*time.Millisecond) {
+			if !sleep(r.ctx, 250*time.Millisecond) || !r.awaitSubscribers() {
 				return
 			}
 		}
 	}
+}
+
+// resubscribeTime is how long a node that saw Redis go away waits, once
+// Redis answers again, before it publishes what it buffered: the other
+// nodes saw the same outage, and each subscribes again within a probe or
+// two (probeEvery) of Redis answering; a message published before that is
+// lost for them.
+const resubscribeTime = 3 * probeEvery
+
+// awaitSubscribers waits, while the node has been reachable again for
+// less than resubscribeTime since its last outage; it reports whether the
+// node is still running.
+func (r *Redis) awaitSubscribers() bool {
+	for !r.settled(resubscribeTime) && r.link.recovered.Load() > 0 && r.link.healthy.Load() {
+		if !sleep(r.ctx, probeEvery/4) {
+			return false
+		}
+	}
+	return r.ctx.Err() == nil
 }
 
 // write sends one batch in a pipeline.
