@@ -202,11 +202,11 @@ func (r *Redis) publishLoop() {
 // lost for them.
 const resubscribeTime = 3 * probeEvery
 
-// awaitSubscribers waits, while the node has been reachable again for
-// less than resubscribeTime since its last outage; it reports whether the
-// node is still running.
+// awaitSubscribers waits while Redis is unreachable, and then until the
+// node has been reachable again for resubscribeTime; it reports whether
+// the node is still running.
 func (r *Redis) awaitSubscribers() bool {
-	for !r.settled(resubscribeTime) && r.link.recovered.Load() > 0 && r.link.healthy.Load() {
+	for !r.settled(resubscribeTime) {
 		if !sleep(r.ctx, probeEvery/4) {
 			return false
 		}
