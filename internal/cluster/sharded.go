@@ -256,8 +256,9 @@ func (s *shardedTopics) run() {
 }
 
 // route places each topic that waits, or (all) each wanted topic whose
-// primary is no longer the one it is placed on, and closes connections no
-// topic uses. A primary that cannot be reached is not tried again in the
+// primary is no longer the one it is placed on and then closes the
+// connections no topic uses (not at once: a channel that comes and goes
+// keeps its connection). A primary that cannot be reached is not tried again in the
 // same round.
 func (s *shardedTopics) route(all bool) {
 	ctx, cancel := context.WithTimeout(s.r.ctx, s.r.cfg.SlowReply)
@@ -271,7 +272,9 @@ func (s *shardedTopics) route(all bool) {
 	for t := range from {
 		todo[t] = s.placed[t]
 	}
-	s.closeIdle()
+	if all {
+		s.closeIdle()
+	}
 	s.mu.Unlock()
 	failed := make(map[string]bool)
 	for t, sh := range todo {
