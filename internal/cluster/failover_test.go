@@ -235,30 +235,44 @@ func TestChannelKeysShareTheTopicSlot(t *testing.T) {
 }
 
 // TestReshardLosesNoSubscription: a channel's slot moves to another
-// primary, with its keys, while a canary publishes on it; the node
-// subscribes again by itself, and the channel's presence stays whole.
+// primary with its keys, one slot as a reshard moves each (CLUSTER SETSLOT,
+// MIGRATE), or all the primary's slots by redis-cli --cluster reshard,
+// while a canary publishes on it; the node subscribes again by itself, and
+// the channel's presence stays whole.
 func TestReshardLosesNoSubscription(t *testing.T) {
-	c := testutil.StartRedisCluster(t, 3, 0)
-	f := startFailoverNodes(t, c.URL(), "moving")
-	channels := append(someChannels(12), "moving", "presence-moving")
-	f.subscribeAll(t, channels)
-	ctx := context.Background()
-	f.a.presence.Join(ctx, "app", "presence-moving", hub.Member{ID: "u1"}, 0)
-	f.canary.start(t)
-	topic := f.a.topic("app", "moving")
-	from := c.Primary(topic)
-	to := c.Primaries[0]
-	if to == from {
-		to = c.Primaries[1]
-	}
-	moved := time.Now()
-	c.MoveSlot(c.Slot(topic), from, to)
-	t.Logf("slot moved in %v", time.Since(moved))
-	f.deliversAll(t, channels, "after the move")
-	lost, gap := f.canary.report(t)
-	t.Logf("reshard: canary lost %d of %d events, longest gap %v", lost, f.canary.sent, gap)
-	if m, _ := f.b.presence.Members(ctx, "app", "presence-moving"); len(m) != 1 || m[0].ID != "u1" {
-		t.Fatalf("presence after the move: %+v", m)
+	for _, whole := range []bool{false, true} {
+		name := map[bool]string{false: "one slot", true: "redis-cli reshard"}[whole]
+		t.Run(name, func(t *testing.T) {
+			c := testutil.StartRedisCluster(t, 3, 0)
+			f := startFailoverNodes(t, c.URL(), "moving")
+			channels := append(someChannels(12), "moving", "presence-moving")
+			f.subscribeAll(t, channels)
+			ctx := context.Background()
+			f.a.presence.Join(ctx, "app", "presence-moving", hub.Member{ID: "u1"}, 0)
+			f.canary.start(t)
+			topic := f.a.topic("app", "moving")
+			from := c.Primary(topic)
+			to := c.Primaries[0]
+			if to == from {
+				to = c.Primaries[1]
+			}
+			moved := time.Now()
+			if whole {
+				c.Reshard(from, to)
+			} else {
+				c.MoveSlot(c.Slot(topic), from, to)
+			}
+			if c.Primary(topic) != to {
+				t.Fatal("the channel's slot did not move")
+			}
+			t.Logf("%s: moved in %v", name, time.Since(moved))
+			f.deliversAll(t, channels, "after the move")
+			lost, gap := f.canary.report(t)
+			t.Logf("%s: canary lost %d of %d events, longest gap %v", name, lost, f.canary.sent, gap)
+			if m, _ := f.b.presence.Members(ctx, "app", "presence-moving"); len(m) != 1 || m[0].ID != "u1" {
+				t.Fatalf("presence after the move: %+v", m)
+			}
+		})
 	}
 }
 

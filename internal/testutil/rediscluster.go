@@ -323,3 +323,35 @@ func (c *RedisCluster) Output() string {
 	}
 	return b.String()
 }
+
+// Reshard moves every slot of from to to with redis-cli --cluster reshard,
+// as an operator would, and waits until the cluster is ok.
+func (c *RedisCluster) Reshard(from, to *Redis) {
+	c.t.Helper()
+	slots := 0
+	out, err := from.Cli("CLUSTER", "NODES")
+	if err != nil {
+		c.t.Fatalf("CLUSTER NODES: %v", err)
+	}
+	id := from.ID()
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) > 8 && f[0] == id {
+			for _, r := range f[8:] {
+				lo, hi, isRange := strings.Cut(r, "-")
+				a, _ := strconv.Atoi(lo)
+				b := a
+				if isRange {
+					b, _ = strconv.Atoi(hi)
+				}
+				slots += b - a + 1
+			}
+		}
+	}
+	cmd := exec.Command("redis-cli", "--cluster", "reshard", from.addr(), "--cluster-from", id,
+		"--cluster-to", to.ID(), "--cluster-slots", strconv.Itoa(slots), "--cluster-yes")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		c.t.Fatalf("redis-cli --cluster reshard: %v\n%s", err, out)
+	}
+	c.WaitOK()
+}
