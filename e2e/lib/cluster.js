@@ -5,9 +5,10 @@
 // and its keys are deleted when it stops. Nodes alternate between the
 // transports in TRANSPORTS, so cross-node traffic also crosses transports.
 //
-// Redis is expected at 127.0.0.1:6379, or at E2E_REDIS_URL: redis://host:port
-// or a Redis Cluster, redis+cluster://host:port[,host:port...] (no password:
-// the suite's own commands do not authenticate). When it is not reachable the
+// Redis is expected at 127.0.0.1:6379, or at E2E_REDIS_URL: redis://host:port,
+// a Redis Cluster, redis+cluster://host:port[,host:port...], or a primary
+// behind Sentinel, redis+sentinel://host:port/mastername (no password: the
+// suite's own commands do not authenticate). When it is not reachable the
 // cluster suites are skipped with a message saying so, except in CI (CI=true),
 // where they fail: CI must always run them.
 
@@ -22,12 +23,13 @@ const { waitFor } = require('./poll');
 
 const REDIS_URL = process.env.E2E_REDIS_URL || 'redis://127.0.0.1:6379';
 const REDIS_CLUSTER = REDIS_URL.startsWith('redis+cluster://');
-// The first node named by the URL: the one probed, and asked for the
-// cluster's primaries.
-const [REDIS_HOST, REDIS_PORT] = (() => {
-  const first = new URL(REDIS_URL.replace(/^redis\+cluster:/, 'redis:').replace(/,.*$/, '')).host;
-  const i = first.lastIndexOf(':');
-  return [first.slice(0, i), Number(first.slice(i + 1))];
+const REDIS_SENTINEL = REDIS_URL.startsWith('redis+sentinel://');
+// The first node named by the URL (a server, a cluster node, a sentinel):
+// the one probed, and asked for the primaries; and Sentinel's master name.
+const [REDIS_HOST, REDIS_PORT, REDIS_MASTER] = (() => {
+  const u = new URL(REDIS_URL.replace(/^redis\+(cluster|sentinel):/, 'redis:').replace(/,[^/]*/, ''));
+  const i = u.host.lastIndexOf(':');
+  return [u.host.slice(0, i), Number(u.host.slice(i + 1)), u.pathname.split('/')[1]];
 })();
 const PROBE_TIMEOUT_MS = 3000;
 const STDERR_IN_FAILURE = 3000;
@@ -128,11 +130,15 @@ function redisCommandAt(node, ...args) {
 }
 
 /**
- * primaries lists the nodes that hold keys: the one Redis, or every primary
- * of a Redis Cluster (from CLUSTER NODES).
+ * primaries lists the nodes that hold keys: the one Redis, the primary that
+ * Sentinel names, or every primary of a Redis Cluster (from CLUSTER NODES).
  */
 async function primaries() {
   const first = { host: REDIS_HOST, port: REDIS_PORT };
+  if (REDIS_SENTINEL) {
+    const [host, port] = await redisCommand('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', REDIS_MASTER);
+    return [{ host, port: Number(port) }];
+  }
   if (!REDIS_CLUSTER) return [first];
   const nodes = String(await redisCommand('CLUSTER', 'NODES'));
   return nodes.split('\n').map((line) => line.split(' ')).filter((f) => f.length > 2 && /master/.test(f[2]) && !/fail/.test(f[2]))
