@@ -22,9 +22,9 @@ import (
 // on the slot's primary as soon as the client's view of the cluster names
 // it: route tries the topics that wait every routeEvery, and checks every
 // topic's primary once a heartbeat period (the client reads the cluster's
-// slots again as often). Messages published
-// to a topic between the loss and the new subscription do not reach this
-// node (docs/cluster.md, "What a failover or a reshard loses").
+// slots again as often). Messages published to a topic between the loss
+// and the new subscription do not reach this node (docs/cluster.md, "What
+// a failover or a reshard loses").
 //
 // A broken primary may also have lost writes it had acknowledged (Redis
 // replicates asynchronously), so the node then writes its shares again.
@@ -196,8 +196,7 @@ func (s *shardedTopics) receive(sh *shard) {
 // dropped handles an sunsubscribe: the node's own, or Redis's when the
 // topic's slot left this primary (a reshard or a failover).
 func (s *shardedTopics) dropped(sh *shard, topic string) {
-	moved := s.want[topic] && s.detach(topic, sh)
-	if moved {
+	if s.detach(topic, sh) { // placed here still: not the node's own
 		sh.ps.SUnsubscribe(s.r.ctx, topic) // go-redis forgets it: not subscribed again on reconnect
 		s.stale.Store(true)
 		s.cc.ReloadState(s.r.ctx)

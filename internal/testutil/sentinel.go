@@ -45,9 +45,10 @@ func StartSentinel(t testing.TB) *Sentinel {
 		t.Fatal(err)
 	}
 	s.sentinel = startRedisConf(t, bin, conf, "--sentinel")
-	Eventually(t, clusterWait, "the sentinel knowing the replica", func() bool {
+	Eventually(t, clusterWait, "the sentinel knowing the replica, in sync", func() bool {
 		out, _ := s.sentinel.Cli("SENTINEL", "REPLICAS", SentinelMaster)
-		return strings.Contains(out, strconv.Itoa(s.Replica.port)) && !strings.Contains(out, "s_down")
+		return strings.Contains(out, strconv.Itoa(s.Replica.port)) && !strings.Contains(out, "s_down") &&
+			strings.Contains(out, "master-link-status\nok\n")
 	})
 	return s
 }
@@ -61,9 +62,12 @@ func (s *Sentinel) URL() string {
 // the primary to fail, and waits until it names the new primary.
 func (s *Sentinel) Failover() {
 	s.t.Helper()
-	if out, err := s.sentinel.Cli("SENTINEL", "FAILOVER", SentinelMaster); err != nil || !strings.HasPrefix(out, "OK") {
-		s.t.Fatalf("SENTINEL FAILOVER: %q %v", out, err)
-	}
+	// NOGOODSLAVE while the sentinel's view of the replica is older than
+	// it accepts: asked again until it agrees.
+	Eventually(s.t, clusterWait, "the sentinel accepting SENTINEL FAILOVER", func() bool {
+		out, _ := s.sentinel.Cli("SENTINEL", "FAILOVER", SentinelMaster)
+		return strings.HasPrefix(out, "OK")
+	})
 	s.WaitPrimary(s.Replica)
 }
 
