@@ -129,24 +129,34 @@ func TestReadySoonAfterRedis(t *testing.T) {
 }
 
 // TestSlowReplyIsNotAnOutage: Redis busy for 2 s (DEBUG SLEEP) leaves the
-// node ready, and a join made meanwhile is answered once Redis is back.
+// node ready, and a join made meanwhile is answered once Redis is back. On
+// a Redis Cluster the busy one is the primary of the channel's slot.
 func TestSlowReplyIsNotAnOutage(t *testing.T) {
-	redis, rs, _ := faultNodes(t, 1, 0, nil)
-	slept := make(chan error, 1)
-	go func() { _, err := redis.Command(redisWait, "DEBUG", "SLEEP", "2"); slept <- err }()
-	testutil.Eventually(t, redisWait, "Redis asleep", func() bool { return !redis.Pings() })
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	first, err := rs[0].presence.Join(ctx, "app", "presence-x", hub.Member{ID: "u"}, 0)
-	if err != nil || !first {
-		t.Fatalf("join while Redis slept: %v %v", first, err)
-	}
-	if err := <-slept; err != nil {
-		t.Fatal(err)
-	}
-	if err := rs[0].Ready(); err != nil {
-		t.Fatalf("one slow reply made the node degraded: %v", err)
-	}
+	onFaultBackends(t, func(t *testing.T, server testutil.RedisServer) {
+		rs, _ := nodesOn(t, server, 1, 0, nil)
+		redis, ok := server.(*testutil.Redis)
+		if c, isCluster := server.(*testutil.RedisCluster); isCluster {
+			redis, ok = c.Primary(rs[0].presenceKey("app", "presence-x")), true
+		}
+		if !ok {
+			t.Fatalf("no server to make sleep in %T", server)
+		}
+		slept := make(chan error, 1)
+		go func() { _, err := redis.Command(redisWait, "DEBUG", "SLEEP", "2"); slept <- err }()
+		testutil.Eventually(t, redisWait, "Redis asleep", func() bool { return !redis.Pings() })
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		first, err := rs[0].presence.Join(ctx, "app", "presence-x", hub.Member{ID: "u"}, 0)
+		if err != nil || !first {
+			t.Fatalf("join while Redis slept: %v %v", first, err)
+		}
+		if err := <-slept; err != nil {
+			t.Fatal(err)
+		}
+		if err := rs[0].Ready(); err != nil {
+			t.Fatalf("one slow reply made the node degraded: %v", err)
+		}
+	})
 }
 
 // TestNoReapAfterOwnOutage: Redis stops with SHUTDOWN SAVE and comes back
