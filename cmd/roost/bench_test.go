@@ -142,3 +142,33 @@ func TestBenchReportSmoke(t *testing.T) {
 		t.Errorf("report --from wrote no chart: %v", err)
 	}
 }
+
+// TestBenchWebhookSmoke runs the webhook mode briefly: the run without
+// webhooks delivers nothing, the run with them delivers signed events to
+// the bench's receiver, and the paused receiver makes events queue.
+func TestBenchWebhookSmoke(t *testing.T) {
+	t.Parallel()
+	var r struct {
+		Runs []struct {
+			Webhooks bool
+			Cycles   int64
+			Events   int64
+			Queue    *[2]struct {
+				Queued float64 `json:"webhooks_queued"`
+			}
+		}
+		BadRequests int64   `json:"bad_requests"`
+		Queued      float64 `json:"queued"`
+	}
+	runBench(t, &r, "webhook", "--rate", "20", "--warmup", "3500ms", "--duration", "1s", "--queue-for", "1s")
+	if len(r.Runs) != 2 || r.Runs[0].Webhooks || !r.Runs[1].Webhooks {
+		t.Fatalf("want a run without webhooks, then one with: %+v", r.Runs)
+	}
+	off, on := r.Runs[0], r.Runs[1]
+	if off.Cycles == 0 || on.Cycles == 0 || off.Events != 0 || on.Events == 0 || r.BadRequests != 0 {
+		t.Fatalf("implausible runs %+v, %d bad requests", r.Runs, r.BadRequests)
+	}
+	if on.Queue == nil || r.Queued <= 0 {
+		t.Fatalf("no events queued while the receiver was paused: %+v", r)
+	}
+}
