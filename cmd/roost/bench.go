@@ -25,6 +25,8 @@ modes:
   churn    connect and disconnect at a rate; report handshakes per second per core
   webhook  presence load with webhooks off, then on (to a receiver run here); report
            CPU per delivered webhook event and memory per queued event
+  cluster  K nodes on one backend (--backend: server flags, Redis by default); report
+           RSS per node, a publish all connections share, steady cross-node latency
   report   run everything over both transports and write docs/bench (takes ~15 minutes)
 
 Without --url each mode starts its own roost (a child process). Run
@@ -50,6 +52,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return benchChurn(ctx, args[1:], stdout, stderr)
 	case "webhook":
 		return benchWebhook(ctx, args[1:], stdout, stderr)
+	case "cluster":
+		return benchCluster(ctx, args[1:], stdout, stderr)
 	case "report":
 		return benchReport(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
@@ -171,6 +175,31 @@ func benchWebhook(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	r, err := bench.Webhook(ctx, o)
 	if err != nil {
 		fmt.Fprintln(stderr, "roost bench webhook:", err)
+		return 1
+	}
+	return printResult(stdout, *asJSON, r)
+}
+
+func benchCluster(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var o bench.ClusterOptions
+	fs := flag.NewFlagSet("bench cluster", flag.ContinueOnError)
+	asJSON := commonFlags(fs, &o.Common)
+	backend := fs.String("backend", bench.DefaultBackend(), "`flags` of `roost serve` that every node gets, naming the shared backend")
+	fs.IntVar(&o.Nodes, "nodes", 3, "roost processes to start")
+	fs.IntVar(&o.PerNode, "per-node", 1000, "subscribed connections per node (at most ~19,000 under the 20,000-file limit)")
+	fs.Float64Var(&o.RampRate, "ramp", 4000, "new connections per second, all nodes together")
+	fs.IntVar(&o.Broadcasts, "broadcasts", 5, "single publishes to the channel every connection shares")
+	fs.IntVar(&o.Channels, "channels", 10000, "channels of the steady publishing (each connection subscribes to one)")
+	fs.Float64Var(&o.Rate, "rate", 1000, "steady publishes per second, through node 1")
+	fs.DurationVar(&o.Duration, "duration", 20*time.Second, "how long to publish steadily")
+	fs.IntVar(&o.Publishers, "publishers", 16, "concurrent HTTP publishers")
+	if !parseMode(fs, args, &o.Common, stderr) {
+		return 2
+	}
+	o.Backend = strings.Fields(*backend)
+	r, err := bench.Cluster(ctx, o)
+	if err != nil {
+		fmt.Fprintln(stderr, "roost bench cluster:", err)
 		return 1
 	}
 	return printResult(stdout, *asJSON, r)

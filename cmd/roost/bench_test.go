@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/roostproject/roost/internal/testutil"
 )
 
 // reexecEnv marks a child process of these tests: the bench re-executes its
@@ -170,5 +172,51 @@ func TestBenchWebhookSmoke(t *testing.T) {
 	}
 	if on.Queue == nil || r.Queued <= 0 {
 		t.Fatalf("no events queued while the receiver was paused: %+v", r)
+	}
+}
+
+// TestBenchClusterSmoke runs two nodes on a private Redis: every
+// connection gets each broadcast, and the second node's clients get events
+// published through the first, across Redis.
+func TestBenchClusterSmoke(t *testing.T) {
+	t.Parallel()
+	redis := testutil.StartRedis(t)
+	var r struct {
+		Nodes []struct {
+			After       struct {
+				Connections float64 `json:"connections"`
+			} `json:"after"`
+			Broadcast struct {
+				Count uint64 `json:"count"`
+			} `json:"broadcast"`
+		} `json:"nodes"`
+		LastClient []float64 `json:"last_client_ms"`
+		Published  int64     `json:"published"`
+		CrossNode  struct {
+			Count uint64 `json:"count"`
+		} `json:"cross_node"`
+		Failed int64 `json:"failed"`
+	}
+	runBench(t, &r, "cluster", "--backend", "--redis-url "+redis.URL(), "--nodes", "2", "--per-node", "20",
+		"--broadcasts", "2", "--channels", "5", "--rate", "20", "--duration", "1s", "--settle", "200ms")
+	if len(r.Nodes) != 2 || len(r.LastClient) != 2 || r.Failed != 0 {
+		t.Fatalf("implausible result %+v", r)
+	}
+	for i, n := range r.Nodes {
+		if n.After.Connections != 20 || n.Broadcast.Count != 2*20 {
+			t.Errorf("node %d: %v connections, %d broadcast deliveries; want 20 and 40", i+1, n.After.Connections, n.Broadcast.Count)
+		}
+	}
+	if r.Published == 0 || r.CrossNode.Count == 0 {
+		t.Errorf("%d published, %d delivered on the second node: nothing crossed Redis", r.Published, r.CrossNode.Count)
+	}
+}
+
+// TestBenchClusterNeedsABackend: nodes without a shared backend are not a
+// cluster, and the mode says so instead of measuring them.
+func TestBenchClusterNeedsABackend(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"bench", "cluster", "--backend", ""}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "--backend") {
+		t.Fatalf("exit %d, stderr %q; want 1 and a word about --backend", code, stderr.String())
 	}
 }

@@ -47,6 +47,9 @@ type FleetConfig struct {
 	// ChannelPool, when positive, draws channel names from that many shared
 	// channels ("bench-p0" ...); zero gives every subscription its own.
 	ChannelPool int
+	// Also is a channel every connection subscribes to besides its own
+	// ("" means none): the one channel a whole cluster shares.
+	Also string
 	// Ping overrides the client ping interval; zero means the server's
 	// activity_timeout, as pusher-js does.
 	Ping time.Duration
@@ -108,7 +111,7 @@ func (c FleetConfig) withDefaults() FleetConfig {
 func startWorker(cfg FleetConfig, i int) (*workerProc, error) {
 	cmd := cfg.Spawn([]string{
 		"--url", cfg.URL, "--source", "127.0.0." + strconv.Itoa(cfg.FirstSource+i), "--id", strconv.Itoa(i),
-		"--channels", strconv.Itoa(cfg.Channels), "--pool", strconv.Itoa(cfg.ChannelPool), "--ping", cfg.Ping.String(),
+		"--channels", strconv.Itoa(cfg.Channels), "--pool", strconv.Itoa(cfg.ChannelPool), "--ping", cfg.Ping.String(), "--also", cfg.Also,
 	})
 	cmd.Stderr = cfg.Stderr
 	stdin, err := cmd.StdinPipe()

@@ -90,6 +90,10 @@ type ServerOptions struct {
 	Spawn ServerSpawner
 	// Stderr receives the server's log; nil discards it.
 	Stderr io.Writer
+	// Addr is the address to listen on. Zero value means 127.0.0.1:0.
+	Addr string
+	// Args are more `roost serve` flags (a cluster's backend).
+	Args []string
 	// Env adds NAME=value settings to the server's environment (its
 	// ROOST_* configuration).
 	Env []string
@@ -109,7 +113,8 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 	if spawn == nil {
 		spawn = SelfServer
 	}
-	cmd := spawn([]string{"--addr", "127.0.0.1:0", "--transport", o.Transport})
+	listen := cmpOr(o.Addr, "127.0.0.1:0")
+	cmd := spawn(append([]string{"--addr", listen, "--transport", o.Transport}, o.Args...))
 	cmd.Env = append(os.Environ(), "ROOSTDEBUG=endpoints", "ROOST_LOG_LEVEL=warn",
 		"ROOST_APP_ID="+benchAppID, "ROOST_APP_KEY="+benchAppKey, "ROOST_APP_SECRET="+benchAppSecret)
 	if o.ActivityTimeout > 0 {
