@@ -183,7 +183,7 @@ func TestBenchClusterSmoke(t *testing.T) {
 	redis := testutil.StartRedis(t)
 	var r struct {
 		Nodes []struct {
-			After       struct {
+			After struct {
 				Connections float64 `json:"connections"`
 			} `json:"after"`
 			Broadcast struct {
