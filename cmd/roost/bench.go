@@ -192,7 +192,7 @@ func benchCluster(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.IntVar(&o.Channels, "channels", 10000, "channels of the steady publishing (each connection subscribes to one)")
 	fs.Float64Var(&o.Rate, "rate", 1000, "steady publishes per second, through node 1")
 	fs.DurationVar(&o.Duration, "duration", 20*time.Second, "how long to publish steadily")
-	fs.IntVar(&o.Publishers, "publishers", 16, "concurrent HTTP publishers")
+	fs.IntVar(&o.Publishers, "publishers", 64, "concurrent HTTP publishers")
 	if !parseMode(fs, args, &o.Common, stderr) {
 		return 2
 	}

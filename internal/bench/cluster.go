@@ -39,7 +39,7 @@ type ClusterOptions struct {
 	Rate     float64
 	Duration time.Duration
 	// Publishers is the number of concurrent HTTP publishers. Zero value
-	// means 16.
+	// means 64.
 	Publishers int
 }
 
@@ -51,7 +51,7 @@ func (o *ClusterOptions) defaults() {
 	o.Channels = cmpOr(o.Channels, 10000)
 	o.Rate = cmpOr(o.Rate, 1000)
 	o.Duration = cmpOr(o.Duration, 20*time.Second)
-	o.Publishers = cmpOr(o.Publishers, 16)
+	o.Publishers = cmpOr(o.Publishers, 64)
 }
 
 // sharedChannel is the channel every connection of the cluster subscribes
@@ -189,7 +189,8 @@ func (c *cluster) hold(ctx context.Context, o *ClusterOptions, r *ClusterResult,
 	workers := WorkersFor(o.PerNode)
 	for i, srv := range c.servers {
 		f, err := StartFleet(FleetConfig{URL: srv.WebSocketURL(), Workers: workers, FirstSource: 2 + i*workers,
-			ChannelPool: o.Channels, Also: sharedChannel, Spawn: o.Spawn, Stderr: o.Stderr})
+			ChannelPool: o.Channels, ChannelOffset: i * o.PerNode, SpreadPool: true, Also: sharedChannel,
+			Spawn: o.Spawn, Stderr: o.Stderr})
 		if err != nil {
 			return err
 		}
