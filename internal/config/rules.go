@@ -30,17 +30,19 @@ var ruleMakers = map[string]func(arg string) (rule, error){
 		}
 		return hostPort(v)
 	}),
-	"origins":    noArg(originPatterns),
-	"transport":  noArg(oneOf(TransportAuto, TransportEpoll, TransportPortable)),
-	"log_level":  noArg(oneOf("debug", "info", "warn", "error")),
-	"log_format": noArg(oneOf("text", "json")),
-	"name":       noArg(name),
-	"required":   noArg(required),
-	"redis_url":  noArg(redisURL),
-	"apps_url":   noArg(appsURL),
-	"sql_name":   noArg(sqlName),
-	"token":      noArg(token),
-	"http_url":   noArg(httpURL),
+	"origins":     noArg(originPatterns),
+	"transport":   noArg(oneOf(TransportAuto, TransportEpoll, TransportPortable)),
+	"log_level":   noArg(oneOf("debug", "info", "warn", "error")),
+	"log_format":  noArg(oneOf("text", "json")),
+	"name":        noArg(name),
+	"required":    noArg(required),
+	"redis_url":   noArg(redisURL),
+	"nats_url":    noArg(natsURL),
+	"nats_prefix": noArg(natsPrefix),
+	"apps_url":    noArg(appsURL),
+	"sql_name":    noArg(sqlName),
+	"token":       noArg(token),
+	"http_url":    noArg(httpURL),
 
 	"webhook_events": noArg(webhookEvents),
 }
@@ -153,6 +155,37 @@ func redisURL(v any) error {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
 		return errors.New("want redis://host:port or rediss://host:port")
+	}
+	return nil
+}
+
+// natsURL checks a URL list, if any: each nats:// or tls:// with a host.
+// Like redisURL it never quotes the URL back.
+func natsURL(v any) error {
+	s := v.(string)
+	if s == "" {
+		return nil
+	}
+	for _, one := range strings.Split(s, ",") {
+		u, err := url.Parse(strings.TrimSpace(one))
+		if err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" {
+			return errors.New("want nats://host:port or tls://host:port, comma-separated for several servers")
+		}
+	}
+	return nil
+}
+
+// natsPrefix checks a prefix can start a JetStream bucket name and a
+// subject token: letters, digits, '_' and '-'.
+func natsPrefix(v any) error {
+	s := v.(string)
+	if s == "" {
+		return errors.New("must not be empty")
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return fmt.Errorf("%q may only hold letters, digits, '_' and '-'", s)
+		}
 	}
 	return nil
 }
