@@ -207,6 +207,12 @@ func (n *Node) Ready() error {
 // outbox was full or NATS refused them.
 func (n *Node) Dropped() int64 { return n.dropped.Load() }
 
+// Duplicates returns how many messages from other nodes arrived twice and
+// were dropped: none on NATS, which delivers a publish at most once, and
+// the node never publishes a message again (the Redis backend retries a
+// publish whose reply timed out, and counts the copies it drops).
+func (n *Node) Duplicates() int64 { return 0 }
+
 // sleep waits d unless ctx ends first; it reports whether ctx is still live.
 func sleep(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)

@@ -16,6 +16,7 @@ type clusterLink interface {
 	State() hub.State
 	Ready() error
 	Dropped() int64
+	Duplicates() int64
 	FlushCounts()
 	Close() error
 }
