@@ -59,16 +59,22 @@ func (n *Node) settled(d time.Duration) bool {
 // period is the heartbeat period.
 func (n *Node) period() time.Duration { return n.cfg.NodeTTL / 3 }
 
-// healthLoop beats while NATS answers and probes while it does not.
+// healthLoop beats while NATS answers and probes while it does not, and
+// removes old delete markers now and then.
 func (n *Node) healthLoop() {
 	beat := time.NewTicker(n.period())
 	defer beat.Stop()
 	probe := time.NewTicker(probeEvery)
 	defer probe.Stop()
+	purge := time.NewTicker(purgeEvery)
+	defer purge.Stop()
 	for {
 		select {
 		case <-n.ctx.Done():
 			return
+		case <-purge.C:
+			n.purgeTombstones()
+			continue
 		case <-beat.C:
 		case <-n.link.suspects:
 		case <-probe.C:
