@@ -187,11 +187,17 @@ func (n *Node) receiveLoop() {
 		case <-n.ctx.Done():
 			return
 		case msg := <-n.in:
-			var e envelope
-			if json.Unmarshal(msg.Data, &e) != nil || e.Msg == nil || e.Node == n.node {
-				continue
-			}
-			n.cfg.Deliver(e.Msg)
+			n.receive(msg.Data)
 		}
 	}
+}
+
+// receive delivers one message from another node; its own echo, and what
+// no node could have sent, are dropped.
+func (n *Node) receive(data []byte) {
+	var e envelope
+	if json.Unmarshal(data, &e) != nil || e.Msg == nil || e.Node == n.node {
+		return
+	}
+	n.cfg.Deliver(e.Msg)
 }

@@ -193,6 +193,43 @@ func TestTransitionsExactlyOnce(t *testing.T) {
 	}
 }
 
+// transitions counts the occupied and vacated reports of every node.
+type transitions struct {
+	hub.NopObserver
+	occupied, vacated atomic.Int32
+}
+
+func (o *transitions) ChannelOccupied(app, channel string) { o.occupied.Add(1) }
+func (o *transitions) ChannelVacated(app, channel string)  { o.vacated.Add(1) }
+
+// TestOccupiedVacatedExactlyOnce has every node gain a channel's first
+// subscriber and flush at once, then lose it: channel_occupied and
+// channel_vacated are each reported by one node.
+func TestOccupiedVacatedExactlyOnce(t *testing.T) {
+	const n, rounds = 4, 10
+	obs := &transitions{}
+	ns, _ := nodesAt(t, natsURL, n, func(_ int, c *Config) { c.Observer = obs })
+	for r := range rounds {
+		channel := fmt.Sprint("race-", r)
+		for _, d := range []int{1, -1} {
+			race(ns, func(node *Node) {
+				node.counts.Subscribed("app", channel, d)
+				node.counts.flush()
+			})
+			// A flush of the ticker may still be writing; every +1 is
+			// written before the first -1.
+			want := map[int]int{1: n, -1: 0}[d]
+			testutil.Eventually(t, natsWait, "counts written", func() bool {
+				h, _, err := read(context.Background(), ns[0].kv.Load().counts, key("app", channel))
+				return err == nil && (h[""] == nil && want == 0 || h[""] != nil && h[""].total() == want)
+			})
+		}
+		if o, v := obs.occupied.Load(), obs.vacated.Load(); o != int32(r+1) || v != int32(r+1) {
+			t.Fatalf("after round %d: channel_occupied %d, channel_vacated %d times; want %d each", r, o, v, r+1)
+		}
+	}
+}
+
 // race runs f on every node at once.
 func race(ns []*Node, f func(*Node)) {
 	var wg sync.WaitGroup

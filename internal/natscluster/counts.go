@@ -18,6 +18,9 @@ type counts struct {
 	n     *Node
 	dirty atomic.Bool // write every count again at the next flush
 
+	// writing is held through a flush or a resync: one of them at a time,
+	// so that a resync never writes a share a flush is still adding to.
+	writing sync.Mutex
 	mu      sync.Mutex   // guards local and pending, and nothing else
 	local   map[pair]int // this node's subscriptions per channel
 	pending map[pair]int // changes not yet written
@@ -129,6 +132,8 @@ func (c *counts) withPrefix(pending bool, app, prefix string) map[string]int {
 // flush while it is away; a write that failed otherwise may have been
 // carried out, so every count is written again.
 func (c *counts) flush() {
+	c.writing.Lock()
+	defer c.writing.Unlock()
 	c.mu.Lock()
 	pending := c.pending
 	c.pending = make(map[pair]int)
@@ -168,6 +173,8 @@ func (c *counts) resync() {
 	if b == nil {
 		return
 	}
+	c.writing.Lock()
+	defer c.writing.Unlock()
 	c.mu.Lock()
 	want := make(map[string]map[string]share, len(c.local))
 	for k, n := range c.local {

@@ -38,6 +38,9 @@ func (u *users) Online(ctx context.Context, app string, ids []string) ([]string,
 	}
 	var out []string
 	for _, id := range ids {
+		if id == "" {
+			continue // no user signs in without an id
+		}
 		_, err := b.users.Get(ctx, key(app, id))
 		switch {
 		case err == nil:
