@@ -18,5 +18,8 @@
 // machine's NATS at 127.0.0.1:4222 under a prefix of their own; NATS's
 // fault tests run in process, in internal/natscluster.
 //
+// backend_bench_test.go measures the same operations on Redis and on NATS
+// in one run, so that docs/cluster.md can quote their ratio.
+//
 // The package has no non-test code; this file only documents it.
 package cluster
