@@ -3,6 +3,8 @@ package natscluster
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -19,12 +21,15 @@ import (
 
 const natsURL = "nats://127.0.0.1:4222"
 
+// quiet is the log of benchmarks' nodes.
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
 // natsWait bounds every wait for the cluster to converge over NATS.
 const natsWait = 30 * time.Second
 
 // needNATS skips (or, in CI, fails) when the machine's NATS with JetStream
 // is not up.
-func needNATS(t *testing.T, url string) {
+func needNATS(t testing.TB, url string) {
 	t.Helper()
 	nc, err := nats.Connect(url, nats.Timeout(2*time.Second))
 	if err == nil {
@@ -72,7 +77,7 @@ func nodes(t *testing.T, n int, ttl time.Duration) ([]*Node, []*inbox) {
 
 // nodesAt starts n nodes on url under a fresh prefix, each Config changed
 // by set first, and removes the prefix's buckets when the test ends.
-func nodesAt(t *testing.T, url string, n int, set func(i int, c *Config)) ([]*Node, []*inbox) {
+func nodesAt(t testing.TB, url string, n int, set func(i int, c *Config)) ([]*Node, []*inbox) {
 	t.Helper()
 	needNATS(t, url)
 	prefix := fmt.Sprintf("test-%d", rand.Uint64())
@@ -348,5 +353,28 @@ func TestWebhookPendingAcrossNodes(t *testing.T) {
 	a.Apply(again)
 	if takes[0].Found || !takes[1].Found || again[0].Found {
 		t.Fatalf("takes found %v %v, again %v; want false true false", takes[0].Found, takes[1].Found, again[0].Found)
+	}
+}
+
+// BenchmarkCountsFlush: a flush of 100 changed channels (their first
+// subscriber, then their last), writing one channel at a time against
+// flushParallel at once, in the same run.
+func BenchmarkCountsFlush(b *testing.B) {
+	for _, parallel := range []int{1, flushParallel} {
+		b.Run(fmt.Sprint("parallel-", parallel), func(b *testing.B) {
+			ns, _ := nodesAt(b, natsURL, 1, func(_ int, c *Config) { c.Logger = quiet })
+			c := &ns[0].counts
+			c.parallel = parallel
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				for _, d := range []int{1, -1} {
+					for ch := range 100 {
+						c.Subscribed("app", fmt.Sprint("flush-", ch), d)
+					}
+					c.flush()
+				}
+			}
+		})
 	}
 }

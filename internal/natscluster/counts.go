@@ -15,8 +15,9 @@ import (
 // all again after an outage), so Subscribed never waits for NATS; reads
 // add the changes not written yet.
 type counts struct {
-	n     *Node
-	dirty atomic.Bool // write every count again at the next flush
+	n        *Node
+	dirty    atomic.Bool // write every count again at the next flush
+	parallel int         // channels written at once by a flush (flushParallel)
 
 	// writing is held through a flush or a resync: one of them at a time,
 	// so that a resync never writes a share a flush is still adding to.
@@ -32,7 +33,7 @@ var _ hub.Counts = (*counts)(nil)
 type pair struct{ app, name string }
 
 func newCounts(n *Node) counts {
-	return counts{n: n, local: make(map[pair]int), pending: make(map[pair]int)}
+	return counts{n: n, parallel: flushParallel, local: make(map[pair]int), pending: make(map[pair]int)}
 }
 
 // Subscribed implements hub.Counts: the change is written within a flush.
@@ -145,15 +146,40 @@ func (c *counts) flush() {
 	}
 	ctx, cancel := context.WithTimeout(c.n.ctx, c.n.cfg.SlowReply)
 	defer cancel()
-	for k, d := range pending {
-		before, after, _, err := changeShare(ctx, b.counts, key(k.app, k.name), "", c.n.node, d, "", 0)
+	keys := make([]pair, 0, len(pending))
+	for k := range pending {
+		keys = append(keys, k)
+	}
+	inParallel(c.parallel, keys, func(k pair) {
+		before, after, _, err := changeShare(ctx, b.counts, key(k.app, k.name), "", c.n.node, pending[k], "", 0)
 		if err != nil {
 			c.dirty.Store(true)
 			c.n.link.suspect()
-			continue
+			return
 		}
 		c.n.transition(k, before, after)
+	})
+}
+
+// flushParallel is how many channels' counts a flush writes at once: each
+// is a read and a compare-and-set, so one at a time would take a flush
+// period for a few hundred changed channels.
+const flushParallel = 16
+
+// inParallel calls f for each item, at most limit calls at once, and
+// returns when all have returned.
+func inParallel[T any](limit int, items []T, f func(T)) {
+	sem := make(chan struct{}, max(limit, 1))
+	var wg sync.WaitGroup
+	for _, it := range items {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			f(it)
+		}()
 	}
+	wg.Wait()
 }
 
 // keep puts changes back for the next flush.

@@ -30,24 +30,35 @@ func (u *users) SignOut(ctx context.Context, app, user string) (bool, error) {
 	return u.n.apply(ctx, &change{kind: signOut, app: app, member: hub.Member{ID: user}})
 }
 
-// Online implements hub.Users: one read per id.
+// Online implements hub.Users: one read per id, several at once.
 func (u *users) Online(ctx context.Context, app string, ids []string) ([]string, error) {
 	b := u.n.kv.Load()
 	if b == nil || !u.n.link.healthy.Load() {
 		return u.local.Online(ctx, app, ids)
 	}
-	var out []string
-	for _, id := range ids {
-		if id == "" {
-			continue // no user signs in without an id
+	online := make([]bool, len(ids))
+	errs := make([]error, len(ids))
+	idx := make([]int, 0, len(ids))
+	for i, id := range ids {
+		if id != "" { // no user signs in without an id
+			idx = append(idx, i)
 		}
-		_, err := b.users.Get(ctx, key(app, id))
-		switch {
-		case err == nil:
-			out = append(out, id)
-		case !errors.Is(err, jetstream.ErrKeyNotFound):
+	}
+	inParallel(flushParallel, idx, func(i int) {
+		_, err := b.users.Get(ctx, key(app, ids[i]))
+		online[i] = err == nil
+		if err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+			errs[i] = err
+		}
+	})
+	var out []string
+	for i, id := range ids {
+		if errs[i] != nil {
 			u.n.link.suspect()
-			return nil, err
+			return nil, errs[i]
+		}
+		if online[i] {
+			out = append(out, id)
 		}
 	}
 	return out, nil
