@@ -168,3 +168,28 @@ func TestNATSPauseDeliversAtMostOnce(t *testing.T) {
 	}
 	t.Logf("%d of %d events published during the pause reached the other node", crossed, events)
 }
+
+// TestStartsWithoutNATS: a node whose NATS is down starts degraded,
+// delivers locally, and joins the cluster by itself once NATS is up.
+func TestStartsWithoutNATS(t *testing.T) {
+	srv := testutil.StartNATS(t)
+	srv.Kill()
+	box := &inbox{}
+	n, err := New(Config{URL: srv.URL(), Prefix: "late", Node: 1, Apps: []string{"app"}, Deliver: box.deliver, Logger: quiet})
+	if err != nil {
+		t.Fatalf("an unreachable NATS is not an error: %v", err)
+	}
+	t.Cleanup(func() { n.Close() })
+	if n.Ready() == nil {
+		t.Fatal("ready without NATS")
+	}
+	n.Publish(&hub.Message{App: "app", Channel: "c", Event: "e", Data: "local"})
+	if !box.has("e", "local") {
+		t.Fatal("a publish was not delivered locally while NATS is down")
+	}
+	srv.Start()
+	testutil.Eventually(t, natsWait, "ready once NATS is up", func() bool { return n.Ready() == nil })
+	if first, err := n.presence.Join(context.Background(), "app", "presence-l", hub.Member{ID: "u"}, 0); err != nil || !first {
+		t.Fatalf("join after NATS came: first %v, err %v", first, err)
+	}
+}

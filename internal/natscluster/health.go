@@ -16,6 +16,9 @@ import (
 // probeEvery is how often a degraded node tries NATS again.
 const probeEvery = 200 * time.Millisecond
 
+// errNotConnected is why a node is degraded while nats.go has no connection.
+var errNotConnected = errors.New("no connection to nats")
+
 // reapLockTTL is how long a reaper's lock holds off the others; a reaper
 // that dies leaves the lock to lapse.
 const reapLockTTL = time.Minute
@@ -113,6 +116,10 @@ func (n *Node) up() {
 // others to check what their clients were told. Then it looks at the
 // other nodes.
 func (n *Node) heartbeat() {
+	if !n.nc.IsConnected() {
+		n.down(errNotConnected) // no request could be answered: do not wait for one
+		return
+	}
 	ctx, cancel := context.WithTimeout(n.ctx, n.cfg.SlowReply)
 	defer cancel()
 	b, missing, err := n.beat(ctx)
