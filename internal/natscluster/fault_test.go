@@ -193,3 +193,31 @@ func TestStartsWithoutNATS(t *testing.T) {
 		t.Fatalf("join after NATS came: first %v, err %v", first, err)
 	}
 }
+
+// TestDepartureDuringOutageAnnounced: a member that leaves while NATS is
+// away is not announced then (the node cannot tell whether the user has a
+// connection elsewhere), and is announced once, to every node, after NATS
+// comes back with its old data and the node has written its shares again.
+func TestDepartureDuringOutageAnnounced(t *testing.T) {
+	srv, ns, boxes := faultNodes(t, 2)
+	a, b := ns[0], ns[1]
+	subscribe(b, "presence-o")
+	joinAndSignIn(t, a, "presence-o", "ua")
+	joinAndSignIn(t, b, "presence-o", "ub")
+	srv.Kill()
+	testutil.Eventually(t, natsWait, "both nodes degraded", func() bool { return allReady(ns) == 0 })
+	if last, err := a.presence.Leave(context.Background(), "app", "presence-o", "ua"); err != nil || last {
+		t.Fatalf("a leave while NATS is away: last %v, err %v; want it deferred", last, err)
+	}
+	srv.Start()
+	removed := `{"user_id":"ua"}`
+	testutil.Eventually(t, natsWait, "member_removed for ua on the other node", func() bool {
+		return boxes[1].has("pusher_internal:member_removed", removed)
+	})
+	if got := members(b, "presence-o"); got != "[ub]" {
+		t.Fatalf("members %s, want [ub]", got)
+	}
+	if n := boxes[1].count("pusher_internal:member_removed", removed); n != 1 {
+		t.Fatalf("member_removed for ua delivered %d times, want once", n)
+	}
+}
