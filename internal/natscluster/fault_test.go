@@ -221,3 +221,29 @@ func TestDepartureDuringOutageAnnounced(t *testing.T) {
 		t.Fatalf("member_removed for ua delivered %d times, want once", n)
 	}
 }
+
+// TestNATSPausePastTTL: NATS paused (SIGSTOP) for longer than the node
+// TTL, with members on both nodes. When it runs again its heartbeats may
+// expire before any node beats; no node takes the other for dead.
+func TestNATSPausePastTTL(t *testing.T) {
+	srv, ns, boxes := faultNodes(t, 2)
+	a, b := ns[0], ns[1]
+	subscribe(a, "presence-p")
+	subscribe(b, "presence-p")
+	joinAndSignIn(t, a, "presence-p", "ua")
+	joinAndSignIn(t, b, "presence-p", "ub")
+	srv.Pause()
+	testutil.Eventually(t, natsWait, "both nodes degraded", func() bool { return allReady(ns) == 0 })
+	time.Sleep(faultTTL + time.Second) // the pause outlasts every heartbeat
+	srv.Resume()
+	testutil.Eventually(t, natsWait, "both nodes ready again", func() bool { return allReady(ns) == 2 })
+	if testutil.Poll(2*faultTTL, func() bool {
+		return boxes[0].has("pusher_internal:member_removed", `{"user_id":"ub"}`) ||
+			boxes[1].has("pusher_internal:member_removed", `{"user_id":"ua"}`)
+	}) {
+		t.Fatal("a node took the other for dead after NATS was paused")
+	}
+	if got := members(a, "presence-p"); got != "[ua ub]" {
+		t.Fatalf("members %s, want [ua ub]", got)
+	}
+}
