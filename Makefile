@@ -75,7 +75,7 @@ unit:
 e2e: e2e-deps
 	$(GO) build -o $(ROOST_E2E_BIN) ./cmd/roost
 	cd e2e && ROOST_BIN=$(ROOST_E2E_BIN) $(NPM) test
-	cd e2e && E2E_CLUSTER_BACKEND=nats ROOST_BIN=$(ROOST_E2E_BIN) $(NPM) run test-cluster
+	cd e2e && E2E_NATS_URL=nats://127.0.0.1:4222 ROOST_BIN=$(ROOST_E2E_BIN) $(NPM) run test-cluster
 
 e2e-deps: $(E2E_DEPS)
 

@@ -1,8 +1,8 @@
 'use strict';
 // cluster.js runs several roost nodes over one backend for the cluster suites
 // (a cluster must behave exactly like one node: docs/cluster.md). The backend
-// is Redis at 127.0.0.1:6379, or with E2E_CLUSTER_BACKEND=nats the NATS
-// server with JetStream at 127.0.0.1:4222. Every cluster gets its own random
+// is Redis at 127.0.0.1:6379, or, when E2E_NATS_URL is set
+// (nats://127.0.0.1:4222), the NATS server with JetStream there. Every cluster gets its own random
 // prefix (--redis-prefix or --nats-prefix), so suites never see each other's
 // state, and its keys (or buckets) are deleted when it stops. Nodes alternate
 // between the transports in TRANSPORTS, so cross-node traffic also crosses
@@ -24,17 +24,19 @@ const { waitFor } = require('./poll');
 const REDIS_HOST = '127.0.0.1';
 const REDIS_PORT = 6379;
 const REDIS_URL = `redis://${REDIS_HOST}:${REDIS_PORT}`;
-const NATS_HOST = '127.0.0.1';
-const NATS_PORT = 4222;
-const NATS_URL = `nats://${NATS_HOST}:${NATS_PORT}`;
+const NATS_URL = process.env.E2E_NATS_URL || '';
 const PROBE_TIMEOUT_MS = 3000;
 const STDERR_IN_FAILURE = 3000;
 
-/** BACKEND is the cluster suites' backend: "redis" (the default) or "nats". */
-const BACKEND = process.env.E2E_CLUSTER_BACKEND || 'redis';
-if (!['redis', 'nats'].includes(BACKEND)) {
-  throw new Error(`E2E_CLUSTER_BACKEND=${BACKEND}: want redis or nats`);
-}
+/** BACKEND is the cluster suites' backend: "nats" when E2E_NATS_URL is set, else "redis". */
+const BACKEND = NATS_URL ? 'nats' : 'redis';
+// NATS_HOST and NATS_PORT are where the suite itself talks to NATS.
+const [NATS_HOST, NATS_PORT] = (() => {
+  if (!NATS_URL) return ['', 0];
+  const u = new URL(NATS_URL);
+  if (u.protocol !== 'nats:' || !u.hostname) throw new Error(`E2E_NATS_URL=${NATS_URL}: want nats://host:port`);
+  return [u.hostname, Number(u.port || 4222)];
+})();
 
 // NATS_BUCKETS are the key-value buckets a roost cluster makes under its
 // prefix (docs/cluster.md, "Subjects and buckets").
