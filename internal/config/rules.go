@@ -30,19 +30,20 @@ var ruleMakers = map[string]func(arg string) (rule, error){
 		}
 		return hostPort(v)
 	}),
-	"origins":     noArg(originPatterns),
-	"transport":   noArg(oneOf(TransportAuto, TransportEpoll, TransportPortable)),
-	"log_level":   noArg(oneOf("debug", "info", "warn", "error")),
-	"log_format":  noArg(oneOf("text", "json")),
-	"name":        noArg(name),
-	"required":    noArg(required),
-	"redis_url":   noArg(redisURL),
+	"origins":    noArg(originPatterns),
+	"transport":  noArg(oneOf(TransportAuto, TransportEpoll, TransportPortable)),
+	"log_level":  noArg(oneOf("debug", "info", "warn", "error")),
+	"log_format": noArg(oneOf("text", "json")),
+	"name":       noArg(name),
+	"required":   noArg(required),
+	"redis_url":  noArg(redisURL),
+	"apps_url":   noArg(appsURL),
+	"sql_name":   noArg(sqlName),
+	"token":      noArg(token),
+	"http_url":   noArg(httpURL),
+
 	"nats_url":    noArg(natsURL),
 	"nats_prefix": noArg(natsPrefix),
-	"apps_url":    noArg(appsURL),
-	"sql_name":    noArg(sqlName),
-	"token":       noArg(token),
-	"http_url":    noArg(httpURL),
 
 	"webhook_events": noArg(webhookEvents),
 }
