@@ -55,7 +55,7 @@ func (n *Node) apply(ctx context.Context, c *change) (bool, error) {
 		return n.localAnswer(c), nil
 	}
 	kv, k, field, delta, info := n.target(b, c)
-	before, after, full, err := changeShare(ctx, kv, k, field, n.node, delta, info, c.max)
+	before, after, full, err := changeShare(ctx, kv, &n.guesses, k, field, n.node, delta, info, c.max)
 	switch {
 	case err != nil:
 		return n.failed(c, err)

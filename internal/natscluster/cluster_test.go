@@ -2,6 +2,7 @@ package natscluster
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -376,5 +377,39 @@ func BenchmarkCountsFlush(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestStaleGuessNeverDecides: a node's guess of a channel's value (what it
+// last wrote) is stale once another node writes; a change made on it is
+// refused and made again on what is read, and a guess that says the
+// channel is full is checked before the join is refused.
+func TestStaleGuessNeverDecides(t *testing.T) {
+	ns, _ := nodes(t, 2, 0)
+	a, b := ns[0], ns[1]
+	ctx := context.Background()
+	join := func(n *Node, user string) error {
+		_, err := n.presence.Join(ctx, "app", "presence-g", hub.Member{ID: user}, 2)
+		return err
+	}
+	if join(a, "u1") != nil || join(b, "u2") != nil {
+		t.Fatal("the first two members were refused")
+	}
+	// a's guess holds u1 alone; the channel is full.
+	if err := join(a, "u3"); err != hub.ErrChannelFull {
+		t.Fatalf("join on a stale guess of a full channel: %v, want ErrChannelFull", err)
+	}
+	if _, err := b.presence.Leave(ctx, "app", "presence-g", "u2"); err != nil {
+		t.Fatal(err)
+	}
+	// A guess that the channel is full, from an old revision: not trusted.
+	full, _ := json.Marshal(hash{"u1": {N: map[string]int{"1": 1}}, "u2": {N: map[string]int{"2": 1}}})
+	kv := a.kv.Load().presence
+	a.guesses.keep(kv, key("app", "presence-g"), full, 1, nil)
+	if err := join(a, "u3"); err != nil {
+		t.Fatalf("join with a stale guess that the channel is full: %v, want it to succeed", err)
+	}
+	if got := members(b, "presence-g"); got != "[u1 u3]" {
+		t.Fatalf("members %s, want [u1 u3]", got)
 	}
 }

@@ -151,7 +151,7 @@ func (c *counts) flush() {
 		keys = append(keys, k)
 	}
 	inParallel(c.parallel, keys, func(k pair) {
-		before, after, _, err := changeShare(ctx, b.counts, key(k.app, k.name), "", c.n.node, pending[k], "", 0)
+		before, after, _, err := changeShare(ctx, b.counts, &c.n.guesses, key(k.app, k.name), "", c.n.node, pending[k], "", 0)
 		if err != nil {
 			c.dirty.Store(true)
 			c.n.link.suspect()

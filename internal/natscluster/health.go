@@ -91,6 +91,7 @@ func (n *Node) healthLoop() {
 
 // down records that NATS is unreachable.
 func (n *Node) down(err error) {
+	n.guesses.forget()
 	n.link.outage.Store(true)
 	n.link.dirty.Store(true)
 	n.counts.dirty.Store(true)

@@ -112,8 +112,13 @@ func decode(b []byte) hash {
 // edit applies f to the hash at key and writes the result if the key has
 // not changed since it was read (compare-and-set on its revision), reading
 // and applying f again as often as another node wins the race. An empty
-// hash deletes the key. f returns false to write nothing.
-func edit(ctx context.Context, kv jetstream.KeyValue, key string, f func(h hash) bool) error {
+// hash deletes the key. f returns false to write nothing. With g, edit
+// first tries the value this node last wrote at key, without reading it
+// (see guesses); f may be called with it, and then again with what is read.
+func edit(ctx context.Context, kv jetstream.KeyValue, key string, g *guesses, f func(h hash) bool) error {
+	if done, err := g.try(ctx, kv, key, f); done {
+		return err
+	}
 	for {
 		h, rev, err := read(ctx, kv, key)
 		if err != nil {
@@ -122,28 +127,31 @@ func edit(ctx context.Context, kv jetstream.KeyValue, key string, f func(h hash)
 		if !f(h) {
 			return nil
 		}
-		if err = write(ctx, kv, key, h, rev); !conflict(err) {
+		rev, b, err := write(ctx, kv, key, h, rev)
+		if !conflict(err) {
+			g.keep(kv, key, b, rev, err)
 			return err
 		}
 	}
 }
 
-// write stores h at key if its revision is still rev.
-func write(ctx context.Context, kv jetstream.KeyValue, key string, h hash, rev uint64) error {
+// write stores h at key if its revision is still rev, and returns the new
+// revision and value (0 and nil when it deleted the key).
+func write(ctx context.Context, kv jetstream.KeyValue, key string, h hash, rev uint64) (uint64, []byte, error) {
 	if len(h) == 0 {
 		if rev == 0 {
-			return nil
+			return 0, nil, nil
 		}
-		return kv.Delete(ctx, key, jetstream.LastRevision(rev))
+		return 0, nil, kv.Delete(ctx, key, jetstream.LastRevision(rev))
 	}
 	b, _ := json.Marshal(h)
 	var err error
 	if rev == 0 {
-		_, err = kv.Create(ctx, key, b)
+		rev, err = kv.Create(ctx, key, b)
 	} else {
-		_, err = kv.Update(ctx, key, b, rev)
+		rev, err = kv.Update(ctx, key, b, rev)
 	}
-	return err
+	return rev, b, err
 }
 
 // changeShare adds delta to node's share of field at key and returns the
@@ -151,8 +159,8 @@ func write(ctx context.Context, kv jetstream.KeyValue, key string, h hash, rev u
 // make the hash hold more than max fields (max 0: no limit), and then
 // nothing changed. Exactly one node sees a given total leave or reach zero:
 // the one whose write took it there.
-func changeShare(ctx context.Context, kv jetstream.KeyValue, key, field, node string, delta int, info string, max int) (before, after int, full bool, err error) {
-	err = edit(ctx, kv, key, func(h hash) bool {
+func changeShare(ctx context.Context, kv jetstream.KeyValue, g *guesses, key, field, node string, delta int, info string, max int) (before, after int, full bool, err error) {
+	err = edit(ctx, kv, key, g, func(h hash) bool {
 		e := h[field]
 		full = e == nil && delta > 0 && max > 0 && len(h) >= max
 		if full {
@@ -202,7 +210,7 @@ func setShares(ctx context.Context, kv jetstream.KeyValue, node string, want map
 	var out []moved
 	for key := range keys {
 		var changed []moved
-		err := edit(ctx, kv, key, func(h hash) bool {
+		err := edit(ctx, kv, key, nil, func(h hash) bool {
 			changed = setKey(h, key, node, want[key])
 			return true
 		})

@@ -102,6 +102,7 @@ type Node struct {
 	counts   counts
 	changes  sync.RWMutex
 	stripes  [64]sync.Mutex
+	guesses  guesses // the values this node last wrote, to change them in one round trip
 
 	ctx    context.Context
 	cancel context.CancelFunc

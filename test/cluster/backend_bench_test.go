@@ -82,14 +82,18 @@ func readyNode(b *testing.B, n benchNode) {
 	testutil.Eventually(b, stateChange, "the node ready", func() bool { return ready.Ready() == nil })
 }
 
-// BenchmarkPresenceJoinLeave: one presence join and its leave, the round
-// trips a presence subscription and its end cost the node.
+// BenchmarkPresenceJoinLeave: one presence join and its leave on a channel
+// with another member, the round trips a presence subscription and its end
+// cost the node.
 func BenchmarkPresenceJoinLeave(b *testing.B) {
 	for _, be := range benchBackends {
 		b.Run(be.name, func(b *testing.B) {
 			n := be.start(b, prefixFor("bench-presence"), 1, func(*hub.Message) {})
 			readyNode(b, n)
 			p, ctx := n.State().Presence, context.Background()
+			if _, err := p.Join(ctx, "app", "presence-bench", hub.Member{ID: "resident"}, 0); err != nil {
+				b.Fatal(err)
+			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := range b.N {
