@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/roostproject/roost/internal/redisurl"
 )
 
 // rule checks one setting's final value, after defaults; nil means valid.
@@ -37,10 +39,19 @@ var ruleMakers = map[string]func(arg string) (rule, error){
 	"name":       noArg(name),
 	"required":   noArg(required),
 	"redis_url":  noArg(redisURL),
-	"apps_url":   noArg(appsURL),
-	"sql_name":   noArg(sqlName),
-	"token":      noArg(token),
-	"http_url":   noArg(httpURL),
+	"redis_prefix": noArg(func(v any) error {
+		if strings.ContainsAny(v.(string), "{}") {
+			return errors.New("must not hold '{' or '}' (roost sets the Redis Cluster hash tags itself)")
+		}
+		return nil
+	}),
+	"apps_url": noArg(appsURL),
+	"sql_name": noArg(sqlName),
+	"token":    noArg(token),
+	"http_url": noArg(httpURL),
+
+	"nats_url":    noArg(natsURL),
+	"nats_prefix": noArg(natsPrefix),
 
 	"webhook_events": noArg(webhookEvents),
 }
@@ -143,16 +154,44 @@ func name(v any) error {
 	return nil
 }
 
-// redisURL checks a URL, if any, is redis:// or rediss:// with a host. The
+// redisURL checks a URL, if any, is one of the forms redisurl reads. The
 // URL itself is never quoted back: it may hold a password.
 func redisURL(v any) error {
 	s := v.(string)
 	if s == "" {
 		return nil
 	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
-		return errors.New("want redis://host:port or rediss://host:port")
+	_, err := redisurl.Parse(s)
+	return err
+}
+
+// natsURL checks a URL list, if any: each nats:// or tls:// with a host.
+// Like redisURL it never quotes the URL back.
+func natsURL(v any) error {
+	s := v.(string)
+	if s == "" {
+		return nil
+	}
+	for _, one := range strings.Split(s, ",") {
+		u, err := url.Parse(strings.TrimSpace(one))
+		if err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" {
+			return errors.New("want nats://host:port or tls://host:port, comma-separated for several servers")
+		}
+	}
+	return nil
+}
+
+// natsPrefix checks a prefix can start a JetStream bucket name and a
+// subject token: letters, digits, '_' and '-'.
+func natsPrefix(v any) error {
+	s := v.(string)
+	if s == "" {
+		return errors.New("must not be empty")
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return fmt.Errorf("%q may only hold letters, digits, '_' and '-'", s)
+		}
 	}
 	return nil
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/roostproject/roost/internal/admission"
 	"github.com/roostproject/roost/internal/api"
 	"github.com/roostproject/roost/internal/apps"
-	"github.com/roostproject/roost/internal/cluster"
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/hub"
@@ -50,8 +49,9 @@ type Server struct {
 	portable *portable.Transport
 	http     *http.Server
 	stats    connstats.Stats   // the epoll loops' counters
-	cluster  *cluster.Redis    // nil on a single node
-	webhooks *webhook.Webhooks // nil when no app has webhooks
+	cluster  clusterLink       // nil on a single node
+	pending  webhook.Pending   // the cluster's delayed webhook events; nil on a single node
+	webhooks *webhook.Webhooks // nil when no app has webhooks and there is no app store
 	apps     *apps.Source
 	gate     *admission.Gate // the caps on new WebSocket connections
 	fds      tickets         // the admission tickets of the epoll loops' sockets
@@ -78,13 +78,13 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	}
 	s.hub = hub.New(hub.Config{Shards: loops + 1, Encode: encode, Compress: ws.DeflateFrame}, nodeID())
 	s.webhooks = s.newWebhooks()
-	if cfg.Redis.URL != "" {
+	if cfg.Redis.URL != "" || cfg.NATS.URL != "" {
 		if err := s.joinCluster(); err != nil {
 			s.closeWebhooks(context.Background())
 			return nil, err
 		}
 	}
-	if s.apps, err = apps.New(s.cfg, log, s.disableApp); err != nil {
+	if s.apps, err = apps.New(s.cfg, log, apps.Hooks{OnDisable: s.disableApp, OnChange: s.appChanged}); err != nil {
 		s.closeWebhooks(context.Background())
 		return nil, err
 	}
