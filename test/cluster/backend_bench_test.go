@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -66,7 +67,11 @@ func startRedisNode(b *testing.B, prefix string, node uint64, deliver func(*hub.
 func startNATSNode(b *testing.B, prefix string, node uint64, deliver func(*hub.Message)) benchNode {
 	b.Helper()
 	url := testutil.NeedsMachineNATS(b)
-	b.Cleanup(func() { deleteNATSBuckets(url, prefix) })
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		deleteNATSBuckets(ctx, url, prefix)
+	})
 	n, err := natscluster.New(natscluster.Config{URL: url, Prefix: prefix, Node: node, Apps: []string{"app"}, Deliver: deliver, Logger: quiet})
 	if err != nil {
 		b.Fatal(err)

@@ -13,10 +13,15 @@
 // except in CI (CI=true), where they fail: CI must always run them. The
 // cluster tests with the official Pusher clients live in e2e/test/cluster-*.
 //
-// The same cluster behaviours run over NATS with JetStream (nats_test.go:
-// cross-node delivery, presence across nodes, a killed node reaped), on the
-// machine's NATS at 127.0.0.1:4222 under a prefix of their own; NATS's
-// fault tests run in process, in internal/natscluster.
+// The behaviours every backend must show alike run from one table of
+// backends (testutil.Backends): the machine's Redis, a private Redis
+// Cluster of three primaries, and the machine's NATS with JetStream at
+// 127.0.0.1:4222, each test under a prefix of its own. They are
+// TestSubscribeThenPublish, TestPresenceAcrossNodes, TestKilledNodeIsReaped
+// (a roost node killed with SIGKILL) and TestBackendRestart (a private
+// server of each kind killed and started again, empty). The tests that
+// stay on Redis alone say why; NATS's own faults run in process, in
+// internal/natscluster.
 //
 // backend_bench_test.go measures the same operations on Redis and on NATS
 // in one run, so that docs/cluster.md can quote their ratio.

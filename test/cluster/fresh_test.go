@@ -11,6 +11,9 @@ import (
 // empty script cache, as after any Redis restart or on a new machine): the
 // subscription counts that node A writes must be visible from node B, and
 // both nodes must stay ready while they write them.
+//
+// Redis only: the script cache (EVALSHA answered NOSCRIPT) is Redis's;
+// NATS runs no scripts.
 func TestFreshRedis(t *testing.T) {
 	d := newDuo(t, "roost-fresh")
 	d.waitReady(http.StatusOK, "ready")

@@ -61,17 +61,9 @@ type node struct {
 	stderr testutil.SyncBuffer
 }
 
-// startNode runs roost with one app, joined to redisURL under prefix, and
-// waits until it serves. It is killed when the test ends.
-func startNode(t *testing.T, bin, name, redisURL, prefix string) *node {
-	t.Helper()
-	return startNodeOn(t, bin, name, "--redis-url", redisURL, "--redis-prefix", prefix)
-}
-
-// startNodeOn runs roost with one app, joined to a cluster by the backend's
-// flags (such as testutil.NATSFlags), and waits until it serves. It is
-// killed when the test ends.
-func startNodeOn(t *testing.T, bin, name string, backend ...string) *node {
+// startNode runs roost with one app, joined to the backend that r reaches
+// under prefix, and waits until it serves. It is killed when the test ends.
+func startNode(t *testing.T, bin, name string, r testutil.Reach, prefix string) *node {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "roost.yaml")
@@ -80,7 +72,8 @@ func startNodeOn(t *testing.T, bin, name string, backend ...string) *node {
 		t.Fatal(err)
 	}
 	n := &node{t: t, name: name, http: &http.Client{Timeout: 10 * time.Second}}
-	n.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--config", cfg}, backend...)...)
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--config", cfg}, r.NodeFlags(prefix)...)
+	n.cmd = exec.Command(bin, args...)
 	n.cmd.Env = withoutRoostVars(os.Environ())
 	n.cmd.Stderr = &n.stderr
 	stdout, err := n.cmd.StdoutPipe()

@@ -18,6 +18,11 @@ const pauseFor = 6 * time.Second
 // gives up waiting for a PUBLISH and sends it again, though the paused
 // Redis had queued it, makes B deliver it twice: every event must arrive
 // exactly once.
+//
+// Redis only: the retry it guards against is the Redis publisher's (a
+// batch of PUBLISH sent again after 2 s). A NATS publish is never sent
+// again, and a paused NATS is tested in process
+// (internal/natscluster's TestNATSPauseDeliversAtMostOnce).
 func TestNoDuplicatesAfterPause(t *testing.T) {
 	t.Parallel()
 	d := newDuo(t, "roost-pause")

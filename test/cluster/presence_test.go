@@ -158,6 +158,13 @@ func outlast(d time.Duration) { time.Sleep(d) }
 // member_removed. During the kill -9 a member leaves on one node and
 // another joins on the other, so the nodes must also catch up on what
 // they could not tell each other.
+//
+// Redis only: three of its four outages are Redis's own (SHUTDOWN SAVE and
+// NOSAVE, a data file that outlives the node TTL). The kill -9 and
+// restart empty of every backend is TestBackendRestart; NATS's restart
+// with its store past the TTL and its pause past the TTL are tested in
+// process (internal/natscluster's TestNATSRestartWithDataPastTTL and
+// TestNATSPausePastTTL).
 func TestPresenceSurvivesRedisOutages(t *testing.T) {
 	for _, tc := range []struct {
 		name   string

@@ -10,7 +10,7 @@ import (
 	"github.com/roostproject/roost/internal/testutil"
 )
 
-// stateChange bounds how long a node may take to notice that Redis went
+// stateChange bounds how long a node may take to notice that its backend went
 // away or came back: one heartbeat period (5 s) plus its 3 s wait for a
 // reply, twice, with room to spare; no assertion depends on it.
 const stateChange = 20 * time.Second
@@ -23,37 +23,37 @@ const crossRetry = 100 * time.Millisecond
 // cross-node delivery has resumed.
 const inOrder = 20
 
-// outage is two nodes over a private Redis that the test restarts, with a
-// subscriber of "news" on each.
+// outage is two nodes over a private backend server that the test
+// restarts, with a subscriber of "news" on each.
 type outage struct {
 	*duo
 	sA, sB *testutil.Client
 }
 
-// TestRedisRestart kills Redis (one server, or every node of a Redis
-// Cluster) under a two-node cluster and starts it again on the same ports,
-// empty: local delivery never stops, GET /ready says 503 during the outage
-// and 200 after, and delivery across the nodes resumes (and presence and
-// counts are written again) without restarting roost.
-func TestRedisRestart(t *testing.T) {
-	for _, kind := range testutil.RedisServers {
-		t.Run(kind.Name, func(t *testing.T) {
-			o := &outage{duo: newDuoOn(t, "roost-restart", kind.Start(t))}
-			o.before()
-			o.server.Kill()
-			o.waitReady(http.StatusServiceUnavailable, "degraded:")
-			o.during()
-			o.server.Start()
-			back := time.Now()
-			o.waitReady(http.StatusOK, "ready")
-			t.Logf("GET /ready answered 200 on both nodes %v after Redis answered PING again", time.Since(back).Round(time.Millisecond))
-			o.resumes()
-			o.stateRewritten()
-			if _, ok := o.sB.Find(testutil.Named("during-a")); !ok {
-				t.Logf("note: %q, published on A during the outage, never reached B (lost, not buffered)", "during-a")
-			}
-		})
-	}
+// TestBackendRestart kills the backend under a two-node cluster (one
+// redis-server, every node of a Redis Cluster, or a nats-server with its
+// JetStream store) and starts it again on the same ports, empty: local
+// delivery never stops, GET /ready says 503 during the outage and 200
+// after, and delivery across the nodes resumes (and presence and counts
+// are written again) without restarting roost. It runs on a private
+// server of each row of testutil.Backends.
+func TestBackendRestart(t *testing.T) {
+	onBackends(t, func(t *testing.T, b testutil.Backend) {
+		o := &outage{duo: newDuoOnServer(t, "roost-restart", b)}
+		o.before()
+		o.server.Kill()
+		o.waitReady(http.StatusServiceUnavailable, "degraded:")
+		o.during()
+		o.server.Start()
+		back := time.Now()
+		o.waitReady(http.StatusOK, "ready")
+		t.Logf("GET /ready answered 200 on both nodes %v after the backend answered again", time.Since(back).Round(time.Millisecond))
+		o.resumes()
+		o.stateRewritten()
+		if _, ok := o.sB.Find(testutil.Named("during-a")); !ok {
+			t.Logf("note: %q, published on A during the outage, never reached B (lost, not buffered)", "during-a")
+		}
+	})
 }
 
 // before joins clients on both nodes and checks delivery across them.
@@ -70,7 +70,7 @@ func (o *outage) before() {
 	o.sB.Next(testutil.Named("before"))
 }
 
-// during checks that each node still serves its own clients while Redis is
+// during checks that each node still serves its own clients while the backend is
 // away: publishes, new connections, new subscriptions, presence joins.
 func (o *outage) during() {
 	o.a.trigger("news", "during-a", "from A")
@@ -123,7 +123,7 @@ func (o *outage) crossUntilDelivered(from *node, sub *testutil.Client, event str
 }
 
 // stateRewritten checks that the nodes wrote their presence members and
-// subscription counts into the empty Redis again.
+// subscription counts into the empty backend again.
 func (o *outage) stateRewritten() {
 	want := []string{"pa", "pb", "pc"}
 	for _, n := range []*node{o.a, o.b} {

@@ -29,10 +29,14 @@ const canaryBaseline = 20
 // latency during the sleep stays in its normal range), every join is
 // answered, and GET /ready stays 200, since one slow reply is not an
 // unreachable Redis.
+//
+// Redis only: DEBUG SLEEP, one slow reply on a live connection, has no
+// NATS counterpart; a paused NATS is tested in process
+// (internal/natscluster's TestNATSPausePastTTL).
 func TestRedisSleepStallsNoConnection(t *testing.T) {
 	t.Parallel()
 	r := testutil.StartRedis(t)
-	n := startNode(t, buildRoost(t), "node A", r.URL(), prefixFor("roost-sleep"))
+	n := startNode(t, buildRoost(t), "node A", r.Reach(), prefixFor("roost-sleep"))
 	logOnFailure(t, r, n)
 	waitNodeReady(t, n)
 	canary := startCanary(t, n, n, "canary")

@@ -17,9 +17,13 @@ const subscribeRounds = 300
 // reaches it, even when it is published on another node at once. A node that
 // answers before its Redis subscription to the channel is active loses such
 // events (docs/design.md, "A subscription is answered only when its channel
-// is ready").
+// is ready"). It runs on every row of testutil.Backends.
 func TestSubscribeThenPublish(t *testing.T) {
-	d := newDuo(t, "roost-subscribe")
+	onBackends(t, subscribeThenPublish)
+}
+
+func subscribeThenPublish(t *testing.T, b testutil.Backend) {
+	d := newDuoOn(t, "roost-subscribe", b)
 	d.waitReady(http.StatusOK, "ready")
 	sub := dial(t, d.b, "subscriber on B")
 	for i := range subscribeRounds {
