@@ -18,7 +18,7 @@ const maxLines = 500;
 
 async function api(path, opts = {}) {
   const res = await fetch('/dashboard/api/' + path, { credentials: 'same-origin', ...opts });
-  if (res.status === 401) { showLogin(); throw new Error('unauthorized'); }
+  if (res.status === 401 && path !== 'login') { showLogin(); throw new Error('unauthorized'); }
   const body = res.status === 204 ? null : await res.json();
   if (!res.ok) throw new Error((body && body.error) || res.statusText);
   return body;
@@ -247,7 +247,7 @@ function watch() {
   const app = $('#console-app').value;
   const q = new URLSearchParams({ app, channel: $('#console-channel').value });
   source = new EventSource('/dashboard/api/console?' + q);
-  $('#console-status').textContent = 'Watching ' + app + '…';
+  $('#console-status').textContent = 'Connecting to the console of ' + app + '…';
   source.addEventListener('event', (m) => {
     if (paused) return;
     const log = $('#console-log');
