@@ -122,13 +122,16 @@ func (w *watcher) wants(app, channel string) bool {
 // emit hands e to every watcher that wants it, without waiting: over a
 // watcher's rate or queue the event is counted as skipped.
 func (c *console) emit(e Event) {
-	e.Time = c.now().UnixMilli()
-	now := c.now()
+	var now time.Time
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	for w := range c.watchers {
 		if !w.wants(e.App, e.Channel) {
 			continue
+		}
+		if now.IsZero() {
+			now = c.now()
+			e.Time = now.UnixMilli()
 		}
 		if !w.bucket.Allow(now, 1) {
 			w.skipped.Add(1)
