@@ -46,7 +46,7 @@ type fixture struct {
 	d   *Dashboard
 }
 
-func newFixture(t *testing.T, token string, open bool) *fixture {
+func newFixture(t testing.TB, token string, open bool) *fixture {
 	t.Helper()
 	cfg, err := config.Parse([]byte(appsYAML), nil)
 	if err != nil {
