@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"errors"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,6 +29,10 @@ type Event struct {
 	Reason string `json:"reason,omitempty"`
 	// Hidden says the data was left out: an encrypted channel.
 	Hidden bool `json:"hidden,omitempty"`
+	// URL is a webhook's URL without credentials or query; Events the
+	// number of events its request carried.
+	URL    string `json:"url,omitempty"`
+	Events int    `json:"events,omitempty"`
 }
 
 // The console's event types.
@@ -39,6 +45,8 @@ const (
 	typeClientEvent  = "client_event"
 	typeMemberAdded  = "member_added"
 	typeMemberRemove = "member_removed"
+	typeWebhookSent  = "webhook_sent"
+	typeWebhookFail  = "webhook_failed"
 )
 
 // maxShownData is how much of an event's data the console shows.
@@ -167,6 +175,30 @@ func (c *console) MemberAdded(app, channel, user string) {
 
 func (c *console) MemberRemoved(app, channel, user string) {
 	c.emit(Event{Type: typeMemberRemove, App: app, Channel: channel, User: user})
+}
+
+// WebhookConsole is the console's part that webhooks report to (see
+// webhook.Options.Delivered).
+type WebhookConsole interface {
+	WebhookDelivered(app, url string, events int, err error)
+}
+
+var _ WebhookConsole = (*console)(nil)
+
+// WebhookDelivered reports a webhook request: sent (answered 2xx) or
+// failed, with why. The reason of a failed connection is the network
+// error without the URL, which may carry credentials.
+func (c *console) WebhookDelivered(app, rawURL string, events int, err error) {
+	e := Event{Type: typeWebhookSent, App: app, URL: redactURL(rawURL), Events: events}
+	if err != nil {
+		e.Type = typeWebhookFail
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err
+		}
+		e.Reason = err.Error()
+	}
+	c.emit(e)
 }
 
 // Published reports one event per channel of p: a client event when its

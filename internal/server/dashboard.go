@@ -35,6 +35,14 @@ func (s *Server) mountDashboard(mux *http.ServeMux, api http.Handler) {
 	mux.Handle("/dashboard/", s.dashboard)
 }
 
+// webhookDelivered tells an open debug console the outcome of a webhook
+// request; with none open it costs one atomic load.
+func (s *Server) webhookDelivered(app, url string, events int, err error) {
+	if c, ok := s.hub.Console().(dashboard.WebhookConsole); ok {
+		c.WebhookDelivered(app, url, events, err)
+	}
+}
+
 // closeDashboard ends the dashboard's console streams, which would
 // otherwise hold a graceful shutdown open, and its sampling.
 func (s *Server) closeDashboard() {

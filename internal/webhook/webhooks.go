@@ -29,6 +29,11 @@ type Options struct {
 	Transport http.RoundTripper
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
+	// Delivered, when not nil, is told the outcome of every request: the
+	// app, the URL, the events it carried, and nil or why it failed. It is
+	// called from the senders' goroutines and must not block. The
+	// dashboard's debug console shows it.
+	Delivered func(app, url string, events int, err error)
 }
 
 // Webhooks delivers every app's webhooks. It is a hub.Observer; CacheMiss
@@ -42,6 +47,8 @@ type Webhooks struct {
 	in      intake
 	delays  delays
 	log     *slog.Logger
+	// delivered is Options.Delivered.
+	delivered func(app, url string, events int, err error)
 
 	closing   chan struct{} // closed by Close: send what is queued now
 	closeOnce sync.Once
@@ -73,7 +80,7 @@ func New(o Options) *Webhooks {
 		o.Logger = slog.Default()
 	}
 	w := &Webhooks{apps: make(map[string]*app), cfg: o.Settings, node: o.Node,
-		in: newIntake(), log: o.Logger, closing: make(chan struct{})}
+		in: newIntake(), log: o.Logger, closing: make(chan struct{}), delivered: o.Delivered}
 	w.delays.push = w.in.push
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	for i := range o.Apps {
@@ -110,7 +117,8 @@ func (w *Webhooks) newApp(a *config.App, client *http.Client) *app {
 			}
 		}
 		s := &sender{url: hook.URL, key: a.Key, secret: a.Secret, q: newQueue(&x.budget, x.stats),
-			stats: x.stats, cfg: &w.cfg, client: client, log: w.log, closing: w.closing}
+			stats: x.stats, cfg: &w.cfg, client: client, log: w.log, closing: w.closing,
+			app: a.ID, delivered: w.delivered}
 		x.senders, x.wantsOf, x.wants = append(x.senders, s), append(x.wantsOf, wants), x.wants|wants
 		w.senders.Add(1)
 		go func() { defer w.senders.Done(); s.run(w.ctx) }()
