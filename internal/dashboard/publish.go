@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 
 	"github.com/roostproject/roost/internal/auth"
@@ -50,12 +48,45 @@ func (d *Dashboard) publish(w http.ResponseWriter, r *http.Request) {
 	}{req.Event, req.Channels, req.Data, req.SocketID})
 	path := "/apps/" + url.PathEscape(a.ID) + "/events"
 	q := auth.SignRequest(http.MethodPost, path, url.Values{}, body, a.Key, a.Secret, d.cfg.Now())
-	apiReq := httptest.NewRequestWithContext(r.Context(), http.MethodPost, path+"?"+q.Encode(), bytes.NewReader(body))
+	apiReq, err := http.NewRequestWithContext(r.Context(), http.MethodPost, path+"?"+q.Encode(), bytes.NewReader(body))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	apiReq.Header.Set("Content-Type", "application/json")
 	apiReq.RemoteAddr = r.RemoteAddr
-	rec := httptest.NewRecorder()
+	rec := &answer{header: make(http.Header)}
 	d.cfg.API.ServeHTTP(rec, apiReq)
-	res := rec.Result()
-	b, _ := io.ReadAll(res.Body)
-	writeJSON(w, http.StatusOK, publishResult{Status: res.StatusCode, Body: string(b)})
+	writeJSON(w, http.StatusOK, publishResult{Status: rec.status(), Body: rec.body.String()})
+}
+
+// answer keeps what the HTTP API handler answered, for the event creator.
+type answer struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (a *answer) Header() http.Header { return a.header }
+
+func (a *answer) WriteHeader(code int) {
+	if a.code == 0 {
+		a.code = code
+	}
+}
+
+func (a *answer) Write(b []byte) (int, error) {
+	a.WriteHeader(http.StatusOK)
+	if a.body.Len() >= maxBody {
+		return len(b), nil // the page needs the start of an answer, not all of it
+	}
+	return a.body.Write(b)
+}
+
+// status is the answer's status code; 200 when the handler set none.
+func (a *answer) status() int {
+	if a.code == 0 {
+		return http.StatusOK
+	}
+	return a.code
 }
