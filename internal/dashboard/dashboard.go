@@ -57,6 +57,10 @@ type Config struct {
 	// Interval is the time between two samples of the overview. Zero value
 	// means DefaultInterval.
 	Interval time.Duration
+	// RedisURL and RedisPrefix are the cluster's redis.url and
+	// redis.prefix: each node shares its latest sample there, for the
+	// cluster view. Zero value means a single node.
+	RedisURL, RedisPrefix string
 }
 
 // DefaultInterval is how often the overview takes a sample; History keeps
@@ -70,6 +74,7 @@ type Dashboard struct {
 	limit   limiter
 	console *console
 	history *history
+	peers   *peers // nil on a single node
 	done    chan struct{}
 	once    sync.Once
 }
@@ -91,6 +96,7 @@ func New(cfg Config) *Dashboard {
 	d.limit = newLimiter(cfg.Settings.RequestsPerSecond, cfg.Now)
 	d.console = newConsole(cfg.Hub, cfg.Settings.ConsoleEventsPerSecond, cfg.Now)
 	d.history = newHistory(cfg.Interval, cfg.Snapshot, cfg.Now)
+	d.startPeers()
 	d.history.start()
 	d.mux = d.routes()
 	return d
@@ -102,6 +108,9 @@ func (d *Dashboard) Close() {
 	d.once.Do(func() {
 		close(d.done)
 		d.history.stop()
+		if d.peers != nil {
+			d.peers.leave(d.cfg.Node)
+		}
 	})
 }
 

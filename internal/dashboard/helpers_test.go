@@ -46,7 +46,7 @@ type fixture struct {
 	d   *Dashboard
 }
 
-func newFixture(t testing.TB, token string, open bool) *fixture {
+func newFixture(t testing.TB, token string, open bool, edit ...func(*Config)) *fixture {
 	t.Helper()
 	cfg, err := config.Parse([]byte(appsYAML), nil)
 	if err != nil {
@@ -60,8 +60,12 @@ func newFixture(t testing.TB, token string, open bool) *fixture {
 	h := hub.New(hub.Config{Shards: 1, Encode: func(m *hub.Message) []byte { return []byte(m.Data) }}, 7)
 	h.SetShard(0, inline{h})
 	apiHandler := api.New(api.Config{Apps: src, Backend: h, Logger: log, MaxEventData: 100})
-	d := New(Config{Token: token, Open: open, Settings: cfg.Dashboard, Hub: h, Apps: src, API: apiHandler,
-		Snapshot: func(s *metrics.Snapshot) { s.Channels, s.Subscriptions = h.Totals() }, Node: "7", Logger: log})
+	dc := Config{Token: token, Open: open, Settings: cfg.Dashboard, Hub: h, Apps: src, API: apiHandler,
+		Snapshot: func(s *metrics.Snapshot) { s.Channels, s.Subscriptions = h.Totals() }, Node: "7", Logger: log}
+	for _, e := range edit {
+		e(&dc)
+	}
+	d := New(dc)
 	srv := httptest.NewServer(d)
 	t.Cleanup(func() {
 		d.Close()

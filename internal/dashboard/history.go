@@ -50,6 +50,9 @@ type history struct {
 	interval time.Duration
 	source   func(*roostmetrics.Snapshot)
 	now      func() time.Time
+	// shared, when set, is given each new sample, outside the lock (the
+	// cluster view's publish).
+	shared func(Sample)
 
 	mu    sync.Mutex // guards everything below
 	ring  []Sample
@@ -86,16 +89,20 @@ func (h *history) stop() {
 
 func (h *history) tick() {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if h.done {
+		h.mu.Unlock()
 		return
 	}
-	h.add()
+	s := h.add()
 	h.timer.Reset(h.interval)
+	h.mu.Unlock()
+	if h.shared != nil {
+		h.shared(s)
+	}
 }
 
-// add takes one sample; h.mu is held.
-func (h *history) add() {
+// add takes one sample and returns it; h.mu is held.
+func (h *history) add() Sample {
 	t, s := h.read()
 	secs := t.at.Sub(h.last.at).Seconds()
 	if secs <= 0 {
@@ -113,6 +120,7 @@ func (h *history) add() {
 	h.ring[h.next] = s
 	h.next = (h.next + 1) % len(h.ring)
 	h.full = h.full || h.next == 0
+	return s
 }
 
 // read takes the node's counters and the process's memory now.

@@ -26,11 +26,12 @@ func (d *Dashboard) session(w http.ResponseWriter, _ *http.Request) {
 }
 
 // overview answers GET /dashboard/api/overview: the samples of the last
-// fifteen minutes, oldest first, and the figures now.
-func (d *Dashboard) overview(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{
-		"node": d.cfg.Node, "now": d.history.current(), "samples": d.history.samples(),
-	})
+// fifteen minutes, oldest first, the figures now, and in a cluster every
+// node's latest sample.
+func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request) {
+	out := map[string]any{"node": d.cfg.Node, "now": d.history.current(), "samples": d.history.samples()}
+	d.clusterView(r.Context(), out)
+	writeJSON(w, http.StatusOK, out)
 }
 
 // appView is an app as the page shows it: its settings without the

@@ -30,6 +30,7 @@ func (s *Server) mountDashboard(mux *http.ServeMux, api http.Handler) {
 		Token: s.cfg.Admin.Token, Open: s.cfg.Admin.Token == "" && s.dashboardOpen(),
 		Settings: s.cfg.Dashboard, Hub: s.hub, Apps: s.apps, API: api, Snapshot: s.snapshot,
 		Node: strconv.FormatUint(s.hub.Node(), 10), Logger: s.log,
+		RedisURL: s.cfg.Redis.URL, RedisPrefix: s.cfg.Redis.Prefix,
 	})
 	mux.Handle("/dashboard", s.dashboard)
 	mux.Handle("/dashboard/", s.dashboard)

@@ -160,9 +160,36 @@ async function refreshOverview() {
     card.setAttribute('aria-label', title + ': ' + fmt(get(now)));
     cards.append(card);
   }
+  showCluster(o);
   const r = $('#redis');
   r.textContent = now.redis ? '· Redis link ' + now.redis : '· single node';
   r.className = now.redis === 'down' ? 'down' : now.redis === 'up' ? 'up' : 'muted';
+}
+
+// showCluster lists every node's latest sample and their sum.
+function showCluster(o) {
+  const box = $('#cluster');
+  box.hidden = !o.nodes && !o.cluster_error;
+  $('#cluster-error').textContent = o.cluster_error || '';
+  if (!o.nodes) return;
+  const cols = [['connections', fmtInt], ['subscriptions', fmtInt], ['messages_in', fmtRate],
+    ['frames_out', fmtRate], ['handshakes', fmtRate], ['rss', fmtBytes]];
+  const body = $('#cluster-table tbody');
+  body.replaceChildren();
+  const total = {};
+  for (const n of o.nodes) {
+    const row = el('tr', {}, el('th', { scope: 'row', textContent: n.node + (n.node === o.node ? ' (this node)' : '') }));
+    for (const [k, fmt] of cols) {
+      total[k] = (total[k] || 0) + (n.sample[k] || 0);
+      row.append(el('td', { textContent: fmt(n.sample[k]) }));
+    }
+    row.append(el('td', { textContent: n.sample.redis || '', className: n.sample.redis === 'down' ? 'down' : 'up' }));
+    body.append(row);
+  }
+  const sum = el('tr', {}, el('th', { scope: 'row', textContent: 'All ' + o.nodes.length + ' nodes' }));
+  for (const [k, fmt] of cols) sum.append(el('td', { textContent: fmt(total[k]) }));
+  sum.append(el('td'));
+  body.append(sum);
 }
 
 // Apps and channels
