@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/pusher"
 	"github.com/roostproject/roost/internal/rate"
@@ -33,6 +34,8 @@ type Event struct {
 	// number of events its request carried.
 	URL    string `json:"url,omitempty"`
 	Events int    `json:"events,omitempty"`
+	// Code is a close's code where its reason fixes it.
+	Code int `json:"code,omitempty"`
 }
 
 // The console's event types.
@@ -158,7 +161,16 @@ func (c *console) Connected(app, socketID string) {
 }
 
 func (c *console) Disconnected(app, socketID, reason string) {
-	c.emit(Event{Type: typeDisconnected, App: app, SocketID: socketID, Reason: reason})
+	c.emit(Event{Type: typeDisconnected, App: app, SocketID: socketID, Reason: reason, Code: closeCodes[reason]})
+}
+
+// closeCodes are the close codes the reasons that have one always send
+// (Pusher protocol, "Error codes"); the others vary (a client's own code,
+// the server's 4003, 4009 or 4200, a protocol error's 1002 or 1009) and
+// are not recorded per connection.
+var closeCodes = map[string]int{
+	connstats.Timeout.String(): int(pusher.PongTimeout),
+	connstats.Slow.String():    int(pusher.OverCapacity),
 }
 
 func (c *console) Subscribed(app, channel, socketID string) {

@@ -182,3 +182,14 @@ func TestTheConsoleIsAttachedOnlyWhileWatched(t *testing.T) {
 	f.srv.CloseClientConnections()
 	testutil.Eventually(t, 10*time.Second, "the console detached", func() bool { return f.hub.Console() == nil })
 }
+
+func TestCloseReasonsWithAFixedCodeShowIt(t *testing.T) {
+	f := newFixture(t, token, false)
+	events := f.stream(t, "app=shop")
+	for reason, code := range map[string]int{"timeout": 4201, "slow_consumer": 4100, "client": 0, "server": 0} {
+		f.d.console.Disconnected("shop", "7.1", reason)
+		if e := next(t, events); e.Type != typeDisconnected || e.Reason != reason || e.Code != code {
+			t.Errorf("console shows %+v, want reason %s and code %d", e, reason, code)
+		}
+	}
+}

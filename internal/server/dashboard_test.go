@@ -1,15 +1,20 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/netpoll"
+	"github.com/roostproject/roost/internal/testutil"
+	"github.com/roostproject/roost/internal/ws"
 )
 
 // TestDashboardNeedsATokenExceptForTheDevelopmentApp: /dashboard is served
@@ -108,5 +113,48 @@ func TestShutdownEndsConsoleStreams(t *testing.T) {
 	}
 	if srv.Hub().Console() != nil {
 		t.Error("the console is still attached after shutdown")
+	}
+}
+
+// TestConsoleSeesConnectionsOnEveryTransport: the debug console shows a
+// real connection open, subscribe, and close with the transport's reason,
+// on both transports.
+func TestConsoleSeesConnectionsOnEveryTransport(t *testing.T) {
+	for _, transport := range []string{"epoll", "portable"} {
+		t.Run(transport, func(t *testing.T) {
+			if transport == "epoll" && !netpoll.Supported {
+				t.Skip("no epoll here")
+			}
+			s := startServer(t, transport, nil)
+			res, err := http.Get("http://" + s.addr + "/dashboard/api/console?app=app-id")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			lines := bufio.NewScanner(res.Body)
+			next := func(want string) string {
+				t.Helper()
+				for lines.Scan() {
+					if l := lines.Text(); strings.HasPrefix(l, "data: {\"time\"") {
+						if !strings.Contains(l, want) {
+							t.Errorf("console line %s, want %s", l, want)
+						}
+						return l
+					}
+				}
+				t.Fatalf("the console stream ended before %s", want)
+				return ""
+			}
+			testutil.Eventually(t, waitLimit, "the console attached", func() bool { return s.Hub().Console() != nil })
+			c := s.connect(t)
+			next(`"type":"connected"`)
+			c.Subscribe("news")
+			next(`"type":"subscribed","app":"app-id","channel":"news"`)
+			c.Conn.WriteClose(ws.CloseNormal, "bye")
+			next(`"type":"unsubscribed","app":"app-id","channel":"news"`)
+			if l := next(`"type":"disconnected","app":"app-id","socket_id":"`); !strings.Contains(l, `"reason":"client"`) {
+				t.Errorf("close reason: %s, want client", l)
+			}
+		})
 	}
 }

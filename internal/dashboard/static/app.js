@@ -262,7 +262,7 @@ function line(e) {
   if (e.socket_id) parts.push('socket ' + e.socket_id);
   if (e.user_id) parts.push('user ' + e.user_id);
   if (e.url) parts.push(e.url + ' · ' + e.events + ' event' + (e.events === 1 ? '' : 's'));
-  if (e.reason) parts.push('reason ' + e.reason);
+  if (e.reason) parts.push('reason ' + e.reason + (e.code ? ' (close code ' + e.code + ')' : ''));
   if (e.hidden) parts.push('data hidden (encrypted), ' + e.size + ' bytes');
   else if (e.event) parts.push(e.data);
   const li = el('li', {}, t + ' ', el('span', { className: 'type', textContent: e.type }), ' ', el('code', { textContent: parts.join(' · ') }));
