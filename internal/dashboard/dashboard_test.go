@@ -193,3 +193,61 @@ func TestCloseReasonsWithAFixedCodeShowIt(t *testing.T) {
 		}
 	}
 }
+
+func TestChannelShowsMembersAndTheCachedEvent(t *testing.T) {
+	f := newFixture(t, token, false)
+	events := f.stream(t, "app=shop&channel=presence-*")
+	room := f.hub.Acquire("shop", "presence-room")
+	f.hub.Join(room, 0, hub.Member{ID: "ada", Info: `{"name":"Ada"}`}, 100, "", func(error) {})
+	if e := next(t, events); e.Type != typeMemberAdded || e.User != "ada" {
+		t.Errorf("console shows %+v, want ada added", e)
+	}
+	_, body := f.request(t, "GET", "/dashboard/api/channel?app=shop&name=presence-room", "Bearer "+token, "")
+	if !strings.Contains(body, `"members":[{"id":"ada","info":"{\"name\":\"Ada\"}"}]`) {
+		t.Errorf("presence channel: %s, want its member", body)
+	}
+	_, body = f.request(t, "GET", "/dashboard/api/channels?app=shop&prefix=presence-", "Bearer "+token, "")
+	if !strings.Contains(body, `"name":"presence-room","subscription_count":1`) {
+		t.Errorf("channels: %s, want presence-room", body)
+	}
+	for name, want := range map[string]string{
+		"cache-news":                `"data":"{\"n\":1}"`,
+		"private-encrypted-cache-x": `"hidden":true`,
+	} {
+		f.hub.Acquire("shop", name)
+		f.hub.Publish("shop", hub.Publication{Channels: []string{name}, Event: "e", Data: `{"n":1}`})
+		_, body = f.request(t, "GET", "/dashboard/api/channel?app=shop&name="+name, "Bearer "+token, "")
+		if !strings.Contains(body, want) || !strings.Contains(body, `"size":7`) {
+			t.Errorf("%s: %s, want %s and the size", name, body, want)
+		}
+	}
+}
+
+// TestAConsoleAddsNoAllocationToAPublish: the event a console is handed
+// travels by value, so a watched publish allocates what an unwatched one
+// does.
+func TestAConsoleAddsNoAllocationToAPublish(t *testing.T) {
+	h := hub.New(hub.Config{Shards: 1, Encode: func(m *hub.Message) []byte { return []byte(m.Data) }}, 1)
+	h.SetShard(0, inline{h})
+	h.Attach(h.Acquire("app", "news"), 0, &nopSub{seq: 1})
+	p := hub.Publication{Channels: []string{"news"}, Event: "update", Data: `{"n":1}`}
+	unwatched := testing.AllocsPerRun(100, func() { h.Publish("app", p) })
+	c := newConsole(h, 1<<30, time.Now)
+	w := c.watch("app", "")
+	defer c.unwatch(w)
+	missed := 0
+	watched := testing.AllocsPerRun(100, func() {
+		h.Publish("app", p)
+		select { // the hub reports before Publish returns
+		case <-w.events:
+		default:
+			missed++
+		}
+	})
+	if missed > 0 {
+		t.Fatalf("the console missed %d publishes", missed)
+	}
+	if watched != unwatched {
+		t.Errorf("a watched publish allocates %v times, an unwatched one %v", watched, unwatched)
+	}
+}
