@@ -5,9 +5,12 @@
 // and its keys are deleted when it stops. Nodes alternate between the
 // transports in TRANSPORTS, so cross-node traffic also crosses transports.
 //
-// Redis is expected at 127.0.0.1:6379. When it is not reachable the cluster
-// suites are skipped with a message saying so, except in CI (CI=true), where
-// they fail: CI must always run them.
+// Redis is expected at 127.0.0.1:6379, or at E2E_REDIS_URL: redis://host:port,
+// a Redis Cluster, redis+cluster://host:port[,host:port...], or a primary
+// behind Sentinel, redis+sentinel://host:port/mastername (no password: the
+// suite's own commands do not authenticate). When it is not reachable the
+// cluster suites are skipped with a message saying so, except in CI (CI=true),
+// where they fail: CI must always run them.
 
 const { describe, it, before, after, beforeEach, afterEach } = require('node:test');
 const { spawnSync } = require('node:child_process');
@@ -18,9 +21,16 @@ const { Clients } = require('./clients');
 const { startAuthEndpoint } = require('./backend');
 const { waitFor } = require('./poll');
 
-const REDIS_HOST = '127.0.0.1';
-const REDIS_PORT = 6379;
-const REDIS_URL = `redis://${REDIS_HOST}:${REDIS_PORT}`;
+const REDIS_URL = process.env.E2E_REDIS_URL || 'redis://127.0.0.1:6379';
+const REDIS_CLUSTER = REDIS_URL.startsWith('redis+cluster://');
+const REDIS_SENTINEL = REDIS_URL.startsWith('redis+sentinel://');
+// The first node named by the URL (a server, a cluster node, a sentinel):
+// the one probed, and asked for the primaries; and Sentinel's master name.
+const [REDIS_HOST, REDIS_PORT, REDIS_MASTER] = (() => {
+  const u = new URL(REDIS_URL.replace(/^redis\+(cluster|sentinel):/, 'redis:').replace(/,[^/]*/, ''));
+  const i = u.host.lastIndexOf(':');
+  return [u.host.slice(0, i), Number(u.host.slice(i + 1)), u.pathname.split('/')[1]];
+})();
 const PROBE_TIMEOUT_MS = 3000;
 const STDERR_IN_FAILURE = 3000;
 
@@ -94,12 +104,17 @@ function parseArray(buf, start, n) {
 }
 
 /**
- * redisCommand runs one command on a fresh connection and resolves with its
- * reply: enough for finding and deleting a cluster's keys.
+ * redisCommand runs one command on a fresh connection to the first node and
+ * resolves with its reply: enough for finding and deleting a cluster's keys.
  */
 function redisCommand(...args) {
+  return redisCommandAt({ host: REDIS_HOST, port: REDIS_PORT }, ...args);
+}
+
+/** redisCommandAt is redisCommand on the node at { host, port }. */
+function redisCommandAt(node, ...args) {
   return new Promise((resolve, reject) => {
-    const sock = net.connect(REDIS_PORT, REDIS_HOST);
+    const sock = net.connect(node.port, node.host);
     let buf = Buffer.alloc(0);
     sock.setTimeout(5000, () => sock.destroy(new Error(`Redis ${args[0]} timed out`)));
     sock.on('connect', () => sock.write(encodeCommand(args)));
@@ -114,23 +129,60 @@ function redisCommand(...args) {
   });
 }
 
-/** keysOf lists every Redis key under prefix (SCAN, never KEYS). */
-async function keysOf(prefix) {
+/**
+ * primaries lists the nodes that hold keys: the one Redis, the primary that
+ * Sentinel names, or every primary of a Redis Cluster (from CLUSTER NODES).
+ */
+async function primaries() {
+  const first = { host: REDIS_HOST, port: REDIS_PORT };
+  if (REDIS_SENTINEL) {
+    const [host, port] = await redisCommand('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', REDIS_MASTER);
+    return [{ host, port: Number(port) }];
+  }
+  if (!REDIS_CLUSTER) return [first];
+  const nodes = String(await redisCommand('CLUSTER', 'NODES'));
+  return nodes.split('\n').map((line) => line.split(' ')).filter((f) => f.length > 2 && /master/.test(f[2]) && !/fail/.test(f[2]))
+    .map((f) => {
+      const addr = f[1].split('@')[0];
+      const i = addr.lastIndexOf(':');
+      return { host: addr.slice(0, i) || REDIS_HOST, port: Number(addr.slice(i + 1)) };
+    });
+}
+
+/** keysAt lists the keys under prefix on one node (SCAN, never KEYS). */
+async function keysAt(node, prefix) {
   const keys = [];
   let cursor = '0';
   do {
-    const [next, batch] = await redisCommand('SCAN', cursor, 'MATCH', `${prefix}:*`, 'COUNT', '1000');
+    const [next, batch] = await redisCommandAt(node, 'SCAN', cursor, 'MATCH', `${prefix}:*`, 'COUNT', '1000');
     keys.push(...batch);
     cursor = next;
   } while (cursor !== '0');
-  return keys.sort();
+  return keys;
 }
 
-/** deleteKeys removes every key under prefix and returns how many there were. */
+/** keysOf lists every Redis key under prefix, on every primary. */
+async function keysOf(prefix) {
+  const all = await Promise.all((await primaries()).map((n) => keysAt(n, prefix)));
+  return all.flat().sort();
+}
+
+/**
+ * deleteKeys removes every key under prefix and returns how many there were;
+ * on a Redis Cluster one key a command, on the node that holds it.
+ */
 async function deleteKeys(prefix) {
-  const keys = await keysOf(prefix);
-  if (keys.length > 0) await redisCommand('DEL', ...keys);
-  return keys.length;
+  let n = 0;
+  for (const node of await primaries()) {
+    const keys = await keysAt(node, prefix);
+    n += keys.length;
+    if (REDIS_CLUSTER) {
+      for (const k of keys) await redisCommandAt(node, 'DEL', k);
+    } else if (keys.length > 0) {
+      await redisCommandAt(node, 'DEL', ...keys);
+    }
+  }
+  return n;
 }
 
 /** newPrefix returns a --redis-prefix no other test run uses. */

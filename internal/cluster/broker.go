@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"sync"
 	"time"
 
@@ -31,9 +32,6 @@ type subOp struct {
 	on    bool
 	ready func() // on: called once the subscription is active
 }
-
-// topic is the pub/sub channel of one roost channel.
-func (r *Redis) topic(app, channel string) string { return r.key("m", app, channel) }
 
 // Publish delivers m to this node's subscribers at once and queues it for
 // the other nodes. It never blocks: with the outbox full, m is dropped for
@@ -121,8 +119,8 @@ func (q *subQueue) take() []subOp {
 	return ops
 }
 
-// subscribeLoop applies subscription changes in order. The PubSub object
-// remembers its topics and subscribes to them again after a reconnect.
+// subscribeLoop applies subscription changes in order. The topics are
+// subscribed again after a reconnect, a failover or a reshard (see topics).
 func (r *Redis) subscribeLoop() {
 	for {
 		select {
@@ -138,43 +136,21 @@ func (r *Redis) subscribeLoop() {
 
 // apply sends one subscription change. A subscription is confirmed by
 // Redis through the receive loop; while Redis is away it is answered at
-// once (the PubSub subscribes again when Redis returns).
+// once (the subscription is made again when Redis returns).
 func (r *Redis) apply(op subOp) {
 	if !op.on {
-		r.ps.Unsubscribe(r.ctx, op.topic)
+		r.topics.off(op.topic)
 		return
 	}
 	if !r.link.healthy.Load() {
-		r.ps.Subscribe(r.ctx, op.topic)
+		r.topics.on(op.topic)
 		op.ready()
 		return
 	}
 	r.awaiting.add(op.topic, op.ready)
 	time.AfterFunc(subscribeWait, func() { r.awaiting.fire(op.topic) })
-	if err := r.ps.Subscribe(r.ctx, op.topic); err != nil {
+	if err := r.topics.on(op.topic); err != nil {
 		r.awaiting.fire(op.topic)
-	}
-}
-
-// receiveLoop delivers the messages other nodes publish.
-func (r *Redis) receiveLoop() {
-	for r.ctx.Err() == nil {
-		in, err := r.ps.Receive(r.ctx)
-		if err != nil {
-			if r.ctx.Err() == nil {
-				r.down(err)
-				sleep(r.ctx, probeEvery)
-			}
-			continue
-		}
-		switch v := in.(type) {
-		case *redis.Subscription:
-			if v.Kind == "subscribe" {
-				r.awaiting.fire(v.Channel)
-			}
-		case *redis.Message:
-			r.receive(v)
-		}
 	}
 }
 
@@ -184,7 +160,7 @@ func (r *Redis) receive(msg *redis.Message) {
 	if json.Unmarshal([]byte(msg.Payload), &e) != nil || e.Msg == nil || e.Node == r.node {
 		return
 	}
-	if e.Seq > 0 && !r.seen.first(e.Node, e.Seq, time.Now()) {
+	if e.Seq > 0 && !r.seen.first(r.stream(e.Node, msg.Channel), e.Seq, time.Now()) {
 		r.dupes.Add(1)
 		return
 	}
@@ -197,7 +173,7 @@ func (r *Redis) receive(msg *redis.Message) {
 // is not delivered again.
 func (r *Redis) publishLoop() {
 	batch := make([]outbound, 0, 256)
-	var seq uint64
+	seqs := newNumbering(r.sharded)
 	for {
 		select {
 		case <-r.ctx.Done():
@@ -209,15 +185,33 @@ func (r *Redis) publishLoop() {
 			batch = append(batch, <-r.outbox)
 		}
 		for i := range batch {
-			seq++
-			batch[i].seq = seq
+			batch[i].seq = seqs.next(r, batch[i])
 		}
 		for !r.write(batch) {
-			if !sleep(r.ctx, 250*time.Millisecond) {
+			if !sleep(r.ctx, 250*time.Millisecond) || !r.awaitSubscribers() {
 				return
 			}
 		}
 	}
+}
+
+// resubscribeTime is how long a node that saw Redis go away waits, once
+// Redis answers again, before it publishes what it buffered: the other
+// nodes saw the same outage, and each subscribes again within a probe or
+// two (probeEvery) of Redis answering; a message published before that is
+// lost for them.
+const resubscribeTime = 3 * probeEvery
+
+// awaitSubscribers waits while Redis is unreachable, and then until the
+// node has been reachable again for resubscribeTime; it reports whether
+// the node is still running.
+func (r *Redis) awaitSubscribers() bool {
+	for !r.settled(resubscribeTime) {
+		if !sleep(r.ctx, probeEvery/4) {
+			return false
+		}
+	}
+	return r.ctx.Err() == nil
 }
 
 // write sends one batch in a pipeline.
@@ -241,11 +235,47 @@ func (r *Redis) queueWrite(ctx context.Context, p redis.Pipeliner, o outbound) {
 	m := o.msg
 	if o.cache {
 		b, _ := json.Marshal(m)
-		p.Set(ctx, r.key("cache", m.App, m.Channel), b, hub.CacheTTL)
+		p.Set(ctx, r.cacheKey(m.App, m.Channel), b, hub.CacheTTL)
 		return
 	}
 	b, _ := json.Marshal(envelope{Node: r.node, Seq: o.seq, Msg: m})
+	if r.sharded {
+		p.SPublish(ctx, r.topic(m.App, m.Channel), b)
+		return
+	}
 	p.Publish(ctx, r.topic(m.App, m.Channel), b)
+}
+
+// numbering gives each message its number in its stream (see seen): one
+// counter per node, or per slot on a Redis Cluster. publishLoop owns it.
+type numbering []uint64
+
+func newNumbering(sharded bool) numbering {
+	if sharded {
+		return make(numbering, slots)
+	}
+	return make(numbering, 1)
+}
+
+// next numbers o, a message; a cache write needs no number.
+func (n numbering) next(r *Redis, o outbound) uint64 {
+	if o.cache {
+		return 0
+	}
+	i := 0
+	if len(n) > 1 {
+		i = int(slot(r.topic(o.msg.App, o.msg.Channel)))
+	}
+	n[i]++
+	return n[i]
+}
+
+// stream names the stream a message from node on topic belongs to.
+func (r *Redis) stream(node, topic string) string {
+	if !r.sharded {
+		return node
+	}
+	return node + "/" + strconv.Itoa(int(slot(topic)))
 }
 
 // sleep waits d unless ctx ends first; it reports whether ctx is still live.

@@ -18,8 +18,6 @@ type cache struct{ r *Redis }
 
 var _ hub.Cache = cache{}
 
-func (r *Redis) cacheKey(app, channel string) string { return r.key("cache", app, channel) }
-
 // Put implements hub.Cache: the write is queued behind the publish.
 func (c cache) Put(m *hub.Message) {
 	c.r.enqueue(outbound{msg: m, cache: true})

@@ -14,16 +14,12 @@ import (
 	"github.com/roostproject/roost/internal/testutil"
 )
 
-const redisURL = "redis://127.0.0.1:6379"
-
-// needRedis skips (or, in CI, fails) when the machine's Redis is not up.
-func needRedis(t *testing.T) {
-	t.Helper()
-	opts, _ := redis.ParseURL(redisURL)
-	c := redis.NewClient(opts)
-	defer c.Close()
-	if err := c.Ping(context.Background()).Err(); err != nil {
-		testutil.Needs(t, "no redis at %s (%v); the cluster tests need it", redisURL, err)
+// onBackends runs a test on each Redis backend (testutil.RedisBackends),
+// as subtests: the machine's Redis, a private Redis Cluster, a private
+// Sentinel.
+func onBackends(t *testing.T, f func(t *testing.T, url string)) {
+	for _, b := range testutil.RedisBackends {
+		t.Run(b.Name, func(t *testing.T) { f(t, b.Start(t).URL) })
 	}
 }
 
@@ -50,19 +46,18 @@ func (b *inbox) has(event, data string) bool {
 	return false
 }
 
-// nodes starts n cluster nodes sharing a fresh prefix.
-func nodes(t *testing.T, n int, ttl time.Duration) ([]*Redis, []*inbox) {
-	return nodesWith(t, n, ttl, func(int, *Config) {})
+// nodes starts n cluster nodes on url sharing a fresh prefix.
+func nodes(t *testing.T, url string, n int, ttl time.Duration) ([]*Redis, []*inbox) {
+	return nodesWith(t, url, n, ttl, func(int, *Config) {})
 }
 
 // nodesWith is nodes with each node's Config changed by set first.
-func nodesWith(t *testing.T, n int, ttl time.Duration, set func(i int, c *Config)) ([]*Redis, []*inbox) {
-	needRedis(t)
+func nodesWith(t *testing.T, url string, n int, ttl time.Duration, set func(i int, c *Config)) ([]*Redis, []*inbox) {
 	prefix := fmt.Sprintf("test-%d", rand.Uint64())
 	rs, boxes := make([]*Redis, n), make([]*inbox, n)
 	for i := range rs {
 		boxes[i] = &inbox{}
-		cfg := Config{URL: redisURL, Prefix: prefix, Node: uint64(i + 1), Apps: []string{"app"}, Deliver: boxes[i].deliver, NodeTTL: ttl}
+		cfg := Config{URL: url, Prefix: prefix, Node: uint64(i + 1), Apps: []string{"app"}, Deliver: boxes[i].deliver, NodeTTL: ttl}
 		set(i, &cfg)
 		r, err := New(cfg)
 		if err != nil {
@@ -74,13 +69,16 @@ func nodesWith(t *testing.T, n int, ttl time.Duration, set func(i int, c *Config
 		for _, r := range rs {
 			r.Close()
 		}
-		cleanup(prefix)
+		if url == testutil.MachineRedisURL { // a private backend dies with the test
+			cleanup(prefix)
+		}
 	})
 	return rs, boxes
 }
 
+// cleanup deletes a test's keys from the machine's Redis.
 func cleanup(prefix string) {
-	opts, _ := redis.ParseURL(redisURL)
+	opts, _ := redis.ParseURL(testutil.MachineRedisURL)
 	c := redis.NewClient(opts)
 	defer c.Close()
 	ctx := context.Background()
@@ -94,104 +92,116 @@ func cleanup(prefix string) {
 const redisWait = 30 * time.Second
 
 func TestPresenceFirstAndLastAcrossNodes(t *testing.T) {
-	rs, _ := nodes(t, 2, 0)
-	a, b := rs[0], rs[1]
-	ctx := context.Background()
-	if first, err := a.presence.Join(ctx, "app", "presence-x", hub.Member{ID: "u", Info: `{"n":1}`}, 100); err != nil || !first {
-		t.Fatalf("first join: %v %v", first, err)
-	}
-	if first, _ := b.presence.Join(ctx, "app", "presence-x", hub.Member{ID: "u", Info: `{"n":2}`}, 100); first {
-		t.Fatal("the user's tab on another node counted as a new member")
-	}
-	m, _ := b.presence.Members(ctx, "app", "presence-x")
-	if len(m) != 1 || m[0].ID != "u" || m[0].Info != `{"n":1}` {
-		t.Fatalf("members %+v, want u with the first tab's info", m)
-	}
-	if last, _ := a.presence.Leave(ctx, "app", "presence-x", "u"); last {
-		t.Fatal("member_removed while a tab on another node is still there")
-	}
-	if last, _ := b.presence.Leave(ctx, "app", "presence-x", "u"); !last {
-		t.Fatal("the last tab's leave did not report the member gone")
-	}
+	onBackends(t, func(t *testing.T, url string) {
+		rs, _ := nodes(t, url, 2, 0)
+		a, b := rs[0], rs[1]
+		ctx := context.Background()
+		if first, err := a.presence.Join(ctx, "app", "presence-x", hub.Member{ID: "u", Info: `{"n":1}`}, 100); err != nil || !first {
+			t.Fatalf("first join: %v %v", first, err)
+		}
+		if first, _ := b.presence.Join(ctx, "app", "presence-x", hub.Member{ID: "u", Info: `{"n":2}`}, 100); first {
+			t.Fatal("the user's tab on another node counted as a new member")
+		}
+		m, _ := b.presence.Members(ctx, "app", "presence-x")
+		if len(m) != 1 || m[0].ID != "u" || m[0].Info != `{"n":1}` {
+			t.Fatalf("members %+v, want u with the first tab's info", m)
+		}
+		if last, _ := a.presence.Leave(ctx, "app", "presence-x", "u"); last {
+			t.Fatal("member_removed while a tab on another node is still there")
+		}
+		if last, _ := b.presence.Leave(ctx, "app", "presence-x", "u"); !last {
+			t.Fatal("the last tab's leave did not report the member gone")
+		}
+	})
 }
 
 func TestPresenceLimitIsClusterWide(t *testing.T) {
-	rs, _ := nodes(t, 2, 0)
-	ctx := context.Background()
-	rs[0].presence.Join(ctx, "app", "presence-y", hub.Member{ID: "u1"}, 2)
-	rs[1].presence.Join(ctx, "app", "presence-y", hub.Member{ID: "u2"}, 2)
-	if _, err := rs[0].presence.Join(ctx, "app", "presence-y", hub.Member{ID: "u3"}, 2); err != hub.ErrChannelFull {
-		t.Fatalf("third member: %v, want ErrChannelFull", err)
-	}
+	onBackends(t, func(t *testing.T, url string) {
+		rs, _ := nodes(t, url, 2, 0)
+		ctx := context.Background()
+		rs[0].presence.Join(ctx, "app", "presence-y", hub.Member{ID: "u1"}, 2)
+		rs[1].presence.Join(ctx, "app", "presence-y", hub.Member{ID: "u2"}, 2)
+		if _, err := rs[0].presence.Join(ctx, "app", "presence-y", hub.Member{ID: "u3"}, 2); err != hub.ErrChannelFull {
+			t.Fatalf("third member: %v, want ErrChannelFull", err)
+		}
+	})
 }
 
 func TestMessagesCrossNodesOnlyWhenSubscribed(t *testing.T) {
-	rs, boxes := nodes(t, 2, 0)
-	rs[1].Subscribe("app", "news", func() {})
-	testutil.Eventually(t, redisWait, "subscription", func() bool {
-		rs[0].Publish(&hub.Message{App: "app", Channel: "news", Event: "probe", Data: "x"})
-		return boxes[1].has("probe", "x")
+	onBackends(t, func(t *testing.T, url string) {
+		rs, boxes := nodes(t, url, 2, 0)
+		rs[1].Subscribe("app", "news", func() {})
+		testutil.Eventually(t, redisWait, "subscription", func() bool {
+			rs[0].Publish(&hub.Message{App: "app", Channel: "news", Event: "probe", Data: "x"})
+			return boxes[1].has("probe", "x")
+		})
+		rs[0].Publish(&hub.Message{App: "app", Channel: "other", Event: "e", Data: "y"})
+		rs[0].Publish(&hub.Message{App: "app", Channel: "news", Event: "e", Data: "z"})
+		testutil.Eventually(t, redisWait, "delivery", func() bool { return boxes[1].has("e", "z") })
+		if boxes[1].has("e", "y") {
+			t.Fatal("a node received a channel it has no subscriber on")
+		}
+		if !boxes[0].has("e", "z") {
+			t.Fatal("the publishing node did not deliver locally")
+		}
 	})
-	rs[0].Publish(&hub.Message{App: "app", Channel: "other", Event: "e", Data: "y"})
-	rs[0].Publish(&hub.Message{App: "app", Channel: "news", Event: "e", Data: "z"})
-	testutil.Eventually(t, redisWait, "delivery", func() bool { return boxes[1].has("e", "z") })
-	if boxes[1].has("e", "y") {
-		t.Fatal("a node received a channel it has no subscriber on")
-	}
-	if !boxes[0].has("e", "z") {
-		t.Fatal("the publishing node did not deliver locally")
-	}
 }
 
 func TestCountsAndCacheAcrossNodes(t *testing.T) {
-	rs, _ := nodes(t, 2, 0)
-	rs[0].counts.Subscribed("app", "c", 2)
-	rs[1].counts.Subscribed("app", "c", 1)
-	ctx := context.Background()
-	testutil.Eventually(t, redisWait, "counts", func() bool {
-		n, _ := rs[0].counts.Count(ctx, "app", "c")
-		all, _ := rs[1].counts.Channels(ctx, "app", "")
-		return n == 3 && all["c"] == 3
-	})
-	rs[0].State().Cache.Put(&hub.Message{App: "app", Channel: "cache-c", Event: "e", Data: "v"})
-	testutil.Eventually(t, redisWait, "cache", func() bool {
-		m, ttl, ok, _ := rs[1].State().Cache.Get(ctx, "app", "cache-c")
-		return ok && m.Data == "v" && ttl > time.Minute
+	onBackends(t, func(t *testing.T, url string) {
+		rs, _ := nodes(t, url, 2, 0)
+		rs[0].counts.Subscribed("app", "c", 2)
+		rs[1].counts.Subscribed("app", "c", 1)
+		ctx := context.Background()
+		testutil.Eventually(t, redisWait, "counts", func() bool {
+			n, _ := rs[0].counts.Count(ctx, "app", "c")
+			all, _ := rs[1].counts.Channels(ctx, "app", "")
+			return n == 3 && all["c"] == 3
+		})
+		rs[0].State().Cache.Put(&hub.Message{App: "app", Channel: "cache-c", Event: "e", Data: "v"})
+		testutil.Eventually(t, redisWait, "cache", func() bool {
+			m, ttl, ok, _ := rs[1].State().Cache.Get(ctx, "app", "cache-c")
+			return ok && m.Data == "v" && ttl > time.Minute
+		})
 	})
 }
 
 func TestDeadNodeIsReaped(t *testing.T) {
-	rs, boxes := nodes(t, 2, 900*time.Millisecond)
-	alive, dead := rs[0], rs[1]
-	alive.Subscribe("app", "presence-z", func() {})
-	ctx := context.Background()
-	dead.presence.Join(ctx, "app", "presence-z", hub.Member{ID: "ghost"}, 100)
-	dead.users.SignIn(ctx, "app", "ghost")
-	// Stop the dead node without its goodbye: its heartbeat just expires.
-	dead.cancel()
-	dead.ps.Close()
-	dead.wg.Wait()
-	testutil.Eventually(t, redisWait, "member_removed for the dead node's member", func() bool {
-		return boxes[0].has("pusher_internal:member_removed", `{"user_id":"ghost"}`)
+	onBackends(t, func(t *testing.T, url string) {
+		rs, boxes := nodes(t, url, 2, 900*time.Millisecond)
+		alive, dead := rs[0], rs[1]
+		alive.Subscribe("app", "presence-z", func() {})
+		ctx := context.Background()
+		dead.presence.Join(ctx, "app", "presence-z", hub.Member{ID: "ghost"}, 100)
+		dead.users.SignIn(ctx, "app", "ghost")
+		// Stop the dead node without its goodbye: its heartbeat just expires.
+		dead.cancel()
+		dead.topics.close()
+		dead.wg.Wait()
+		testutil.Eventually(t, redisWait, "member_removed for the dead node's member", func() bool {
+			return boxes[0].has("pusher_internal:member_removed", `{"user_id":"ghost"}`)
+		})
+		if m, _ := alive.presence.Members(ctx, "app", "presence-z"); len(m) != 0 {
+			t.Fatalf("ghost members left: %+v", m)
+		}
+		if on, _ := alive.users.Online(ctx, "app", []string{"ghost"}); len(on) != 0 {
+			t.Fatalf("ghost still online: %v", on)
+		}
 	})
-	if m, _ := alive.presence.Members(ctx, "app", "presence-z"); len(m) != 0 {
-		t.Fatalf("ghost members left: %+v", m)
-	}
-	if on, _ := alive.users.Online(ctx, "app", []string{"ghost"}); len(on) != 0 {
-		t.Fatalf("ghost still online: %v", on)
-	}
 }
 
 // TestReadyMeansSubscribed: once Subscribe says ready, an event published on
 // another node is never lost.
 func TestReadyMeansSubscribed(t *testing.T) {
-	rs, boxes := nodes(t, 2, 0)
-	for i := 0; i < 100; i++ {
-		ch := fmt.Sprint("round-", i)
-		ready := make(chan struct{})
-		rs[1].Subscribe("app", ch, func() { close(ready) })
-		<-ready
-		rs[0].Publish(&hub.Message{App: "app", Channel: ch, Event: "e", Data: ch})
-		testutil.Eventually(t, redisWait, "delivery of "+ch, func() bool { return boxes[1].has("e", ch) })
-	}
+	onBackends(t, func(t *testing.T, url string) {
+		rs, boxes := nodes(t, url, 2, 0)
+		for i := 0; i < 100; i++ {
+			ch := fmt.Sprint("round-", i)
+			ready := make(chan struct{})
+			rs[1].Subscribe("app", ch, func() { close(ready) })
+			<-ready
+			rs[0].Publish(&hub.Message{App: "app", Channel: ch, Event: "e", Data: ch})
+			testutil.Eventually(t, redisWait, "delivery of "+ch, func() bool { return boxes[1].has("e", ch) })
+		}
+	})
 }

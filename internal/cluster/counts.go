@@ -36,8 +36,6 @@ func newCounts(r *Redis) counts {
 	return counts{r: r, local: make(map[pair]int), pending: make(map[pair]int)}
 }
 
-func (r *Redis) channelsKey(app string) string { return r.key("channels", app) }
-
 // Subscribed implements hub.Counts: the change is written within a flush.
 func (c *counts) Subscribed(app, channel string, delta int) {
 	k := pair{app, channel}

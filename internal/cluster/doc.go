@@ -3,7 +3,10 @@
 //
 // Messages travel over Redis pub/sub, one topic per channel; a node
 // subscribes to a topic only while it has local subscribers, delivers its own
-// publishes locally at once and ignores their echo. Each message carries its
+// publishes locally at once and ignores their echo. On a Redis Cluster a
+// topic is a sharded channel on the primary of its slot, and every key of a
+// channel carries the channel's hash tag (keys.go); the node subscribes a
+// topic again by itself when its slot moves or its primary fails (sharded.go). Each message carries its
 // node's id and a sequence number, so that a copy Redis received twice (a
 // write given up on and tried again) is delivered once. Presence members,
 // signed-in users and subscription counts live in Redis hashes whose entries
@@ -27,8 +30,8 @@
 // the other live nodes have had time to write their shares again, and has
 // its subscribers' member lists checked against the store (see link).
 //
-// Goroutines: one publisher (drains the outbox in order), one receiver, one
-// subscription manager, one state writer (presence and users), one health
+// Goroutines: one publisher (drains the outbox in order), one receiver (on a
+// Redis Cluster one per primary, and a router), one subscription manager, one state writer (presence and users), one health
 // watcher (heartbeat, probes, reaping) and one ticker (count flushes,
 // reconciliation rounds, deferred departures).
 package cluster

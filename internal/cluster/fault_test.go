@@ -38,14 +38,29 @@ func (c *counter) count(key string) int {
 	return c.got[key]
 }
 
+// onFaultBackends runs a fault test on each of testutil.RedisServers: one
+// private Redis, and a private Redis Cluster whose nodes all fail at once.
+func onFaultBackends(t *testing.T, f func(t *testing.T, redis testutil.RedisServer)) {
+	for _, b := range testutil.RedisServers {
+		t.Run(b.Name, func(t *testing.T) { f(t, b.Start(t)) })
+	}
+}
+
 // faultNodes starts n nodes on a private Redis with heartbeat TTL ttl;
 // the second one reaches it through late, if not nil.
 func faultNodes(t *testing.T, n int, ttl time.Duration, late *gatedProxy) (*testutil.Redis, []*Redis, []*counter) {
 	redis := testutil.StartRedis(t)
+	rs, counters := nodesOn(t, redis, n, ttl, late)
+	return redis, rs, counters
+}
+
+// nodesOn starts n nodes on target with heartbeat TTL ttl; the second one
+// reaches it through late, if not nil.
+func nodesOn(t *testing.T, target testutil.RedisServer, n int, ttl time.Duration, late *gatedProxy) ([]*Redis, []*counter) {
 	rs, counters := make([]*Redis, n), make([]*counter, n)
 	for i := range rs {
 		counters[i] = &counter{}
-		url := redis.URL()
+		url := target.URL()
 		if i == 1 && late != nil {
 			late.forwardTo(url)
 			url = late.url()
@@ -57,7 +72,7 @@ func faultNodes(t *testing.T, n int, ttl time.Duration, late *gatedProxy) (*test
 		t.Cleanup(func() { r.Close() })
 		rs[i] = r
 	}
-	return redis, rs, counters
+	return rs, counters
 }
 
 // subscribed subscribes r to channel and waits until Redis confirms it.
@@ -75,59 +90,73 @@ func subscribed(t *testing.T, r *Redis, channel string) {
 // while Redis is paused (SIGSTOP) and sends again reaches Redis twice; the
 // other node delivers every message once.
 func TestPausedRedisDeliversOnce(t *testing.T) {
-	redis, rs, counters := faultNodes(t, 2, 0, nil)
-	subscribed(t, rs[1], "c")
-	redis.Pause()
-	const n = 20
-	for i := range n {
-		rs[0].Publish(&hub.Message{App: "app", Channel: "c", Event: "e", Data: fmt.Sprint(i)})
-	}
-	testutil.Eventually(t, redisWait, "node A giving up on Redis", func() bool { return rs[0].Ready() != nil })
-	redis.Resume()
-	testutil.Eventually(t, redisWait, "every message on node B", func() bool { return counters[1].count(fmt.Sprint("e ", n-1)) > 0 })
-	testutil.Eventually(t, redisWait, "node A ready", func() bool { return rs[0].Ready() == nil })
-	for i := range n {
-		if got := counters[1].count(fmt.Sprint("e ", i)); got != 1 {
-			t.Fatalf("message %d delivered %d times on node B (%d duplicates dropped)", i, got, rs[1].Duplicates())
+	onFaultBackends(t, func(t *testing.T, redis testutil.RedisServer) {
+		rs, counters := nodesOn(t, redis, 2, 0, nil)
+		subscribed(t, rs[1], "c")
+		redis.Pause()
+		const n = 20
+		for i := range n {
+			rs[0].Publish(&hub.Message{App: "app", Channel: "c", Event: "e", Data: fmt.Sprint(i)})
 		}
-	}
-	t.Logf("duplicates dropped on node B: %d", rs[1].Duplicates())
+		testutil.Eventually(t, redisWait, "node A giving up on Redis", func() bool { return rs[0].Ready() != nil })
+		redis.Resume()
+		testutil.Eventually(t, redisWait, "every message on node B", func() bool { return counters[1].count(fmt.Sprint("e ", n-1)) > 0 })
+		testutil.Eventually(t, redisWait, "node A ready", func() bool { return rs[0].Ready() == nil })
+		for i := range n {
+			if got := counters[1].count(fmt.Sprint("e ", i)); got != 1 {
+				t.Fatalf("message %d delivered %d times on node B (%d duplicates dropped)", i, got, rs[1].Duplicates())
+			}
+		}
+		t.Logf("duplicates dropped on node B: %d", rs[1].Duplicates())
+	})
 }
 
 // TestReadySoonAfterRedis: a degraded node is ready again within a probe
 // or two of Redis coming back, not at its next heartbeat (a minute here).
 func TestReadySoonAfterRedis(t *testing.T) {
-	redis, rs, _ := faultNodes(t, 1, 3*time.Minute, nil)
-	redis.Kill()
-	testutil.Eventually(t, redisWait, "the node degraded", func() bool {
-		rs[0].link.suspect()
-		return rs[0].Ready() != nil
+	onFaultBackends(t, func(t *testing.T, redis testutil.RedisServer) {
+		rs, _ := nodesOn(t, redis, 1, 3*time.Minute, nil)
+		redis.Kill()
+		testutil.Eventually(t, redisWait, "the node degraded", func() bool {
+			rs[0].link.suspect()
+			return rs[0].Ready() != nil
+		})
+		redis.Start()
+		back := time.Now()
+		testutil.Eventually(t, 10*probeEvery, "the node ready again", func() bool { return rs[0].Ready() == nil })
+		t.Logf("ready %v after Redis answered again", time.Since(back).Round(time.Millisecond))
 	})
-	redis.Start()
-	back := time.Now()
-	testutil.Eventually(t, 10*probeEvery, "the node ready again", func() bool { return rs[0].Ready() == nil })
-	t.Logf("ready %v after Redis answered again", time.Since(back).Round(time.Millisecond))
 }
 
 // TestSlowReplyIsNotAnOutage: Redis busy for 2 s (DEBUG SLEEP) leaves the
-// node ready, and a join made meanwhile is answered once Redis is back.
+// node ready, and a join made meanwhile is answered once Redis is back. On
+// a Redis Cluster the busy one is the primary of the channel's slot.
 func TestSlowReplyIsNotAnOutage(t *testing.T) {
-	redis, rs, _ := faultNodes(t, 1, 0, nil)
-	slept := make(chan error, 1)
-	go func() { _, err := redis.Command(redisWait, "DEBUG", "SLEEP", "2"); slept <- err }()
-	testutil.Eventually(t, redisWait, "Redis asleep", func() bool { return !redis.Pings() })
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	first, err := rs[0].presence.Join(ctx, "app", "presence-x", hub.Member{ID: "u"}, 0)
-	if err != nil || !first {
-		t.Fatalf("join while Redis slept: %v %v", first, err)
-	}
-	if err := <-slept; err != nil {
-		t.Fatal(err)
-	}
-	if err := rs[0].Ready(); err != nil {
-		t.Fatalf("one slow reply made the node degraded: %v", err)
-	}
+	onFaultBackends(t, func(t *testing.T, server testutil.RedisServer) {
+		rs, _ := nodesOn(t, server, 1, 0, nil)
+		redis, ok := server.(*testutil.Redis)
+		if c, isCluster := server.(*testutil.RedisCluster); isCluster {
+			redis, ok = c.Primary(rs[0].presenceKey("app", "presence-x")), true
+		}
+		if !ok {
+			t.Fatalf("no server to make sleep in %T", server)
+		}
+		slept := make(chan error, 1)
+		go func() { _, err := redis.Command(redisWait, "DEBUG", "SLEEP", "2"); slept <- err }()
+		testutil.Eventually(t, redisWait, "Redis asleep", func() bool { return !redis.Pings() })
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		first, err := rs[0].presence.Join(ctx, "app", "presence-x", hub.Member{ID: "u"}, 0)
+		if err != nil || !first {
+			t.Fatalf("join while Redis slept: %v %v", first, err)
+		}
+		if err := <-slept; err != nil {
+			t.Fatal(err)
+		}
+		if err := rs[0].Ready(); err != nil {
+			t.Fatalf("one slow reply made the node degraded: %v", err)
+		}
+	})
 }
 
 // TestNoReapAfterOwnOutage: Redis stops with SHUTDOWN SAVE and comes back
@@ -158,7 +187,7 @@ func TestNoReapAfterOwnOutage(t *testing.T) {
 	noneRemoved(t, counters, "u0", "u1", "u2")
 	dead := rs[2]
 	dead.cancel() // dies without a goodbye: its heartbeat just expires
-	dead.ps.Close()
+	dead.topics.close()
 	dead.wg.Wait()
 	gone := `pusher_internal:member_removed {"user_id":"u2"}`
 	testutil.Eventually(t, redisWait, "the dead node's member removed", func() bool {

@@ -150,12 +150,12 @@ func (r *Redis) heartbeat() {
 // that the key was not there.
 func (r *Redis) beat(ctx context.Context) (missing bool, err error) {
 	epoch := strconv.FormatUint(r.epoch.Load(), 10)
-	_, err = r.rdb.SetArgs(ctx, r.key("node", r.node), epoch, redis.SetArgs{TTL: r.cfg.NodeTTL, Get: true}).Result()
+	_, err = r.rdb.SetArgs(ctx, r.nodeKey("node", r.node), epoch, redis.SetArgs{TTL: r.cfg.NodeTTL, Get: true}).Result()
 	missing = errors.Is(err, redis.Nil)
 	if err != nil && !missing {
 		return false, err
 	}
-	return missing, r.rdb.SAdd(ctx, r.key("nodes"), r.node).Err()
+	return missing, r.rdb.SAdd(ctx, r.nodeKey("nodes"), r.node).Err()
 }
 
 // lookAround reaps the nodes whose heartbeat has expired, once this node
@@ -164,14 +164,14 @@ func (r *Redis) beat(ctx context.Context) (missing bool, err error) {
 func (r *Redis) lookAround(ctx context.Context) {
 	var nodes []string
 	if r.call(ctx, func(ctx context.Context) (err error) {
-		nodes, err = r.rdb.SMembers(ctx, r.key("nodes")).Result()
+		nodes, err = r.rdb.SMembers(ctx, r.nodeKey("nodes")).Result()
 		return err
 	}) != nil || len(nodes) == 0 {
 		return
 	}
 	keys := make([]string, len(nodes))
 	for i, n := range nodes {
-		keys[i] = r.key("node", n)
+		keys[i] = r.nodeKey("node", n)
 	}
 	var epochs []any
 	if r.call(ctx, func(ctx context.Context) (err error) {

@@ -70,11 +70,11 @@ func (r *Redis) reapIfDead(node string) {
 	ctx, cancel := context.WithTimeout(r.ctx, r.period())
 	defer cancel()
 	r.call(ctx, func(ctx context.Context) error {
-		alive, err := r.rdb.Exists(ctx, r.key("node", node)).Result()
+		alive, err := r.rdb.Exists(ctx, r.nodeKey("node", node)).Result()
 		if err != nil || alive > 0 {
 			return err
 		}
-		got, err := r.rdb.SetNX(ctx, r.key("reap", node), r.node, time.Minute).Result()
+		got, err := r.rdb.SetNX(ctx, r.nodeKey("reap", node), r.node, time.Minute).Result()
 		if err != nil || !got {
 			return err
 		}
@@ -82,14 +82,14 @@ func (r *Redis) reapIfDead(node string) {
 		if err := r.reap(ctx, node); err != nil {
 			return err
 		}
-		return r.rdb.SRem(ctx, r.key("nodes"), node).Err()
+		return r.rdb.SRem(ctx, r.nodeKey("nodes"), node).Err()
 	})
 }
 
 // reap removes a dead node's shares, announcing members and users that
 // vanish with it.
 func (r *Redis) reap(ctx context.Context, node string) error {
-	chans, err := r.rdb.SMembers(ctx, r.key("node-presence", node)).Result()
+	chans, err := r.rdb.SMembers(ctx, r.nodeKey("node-presence", node)).Result()
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (r *Redis) reap(ctx context.Context, node string) error {
 			return err
 		}
 	}
-	return r.rdb.Del(ctx, r.key("node-presence", node)).Err()
+	return r.rdb.Del(ctx, r.nodeKey("node-presence", node)).Err()
 }
 
 func (r *Redis) reapApp(ctx context.Context, app, node string) error {

@@ -242,7 +242,7 @@ func (r *Redis) queueRemote(ctx context.Context, p redis.Pipeliner, o *op) {
 	key, delta, info, max := r.usersKey(o.app), 1, "", 0
 	switch o.kind {
 	case opJoin:
-		p.SAdd(ctx, r.key("node-presence", r.node), o.app+":"+o.channel)
+		p.SAdd(ctx, r.nodeKey("node-presence", r.node), o.app+":"+o.channel)
 		key, info, max = r.presenceKey(o.app, o.channel), o.member.Info, o.max
 	case opLeave:
 		key, delta = r.presenceKey(o.app, o.channel), -1

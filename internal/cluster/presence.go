@@ -21,8 +21,6 @@ type presence struct {
 
 var _ hub.Presence = (*presence)(nil)
 
-func (r *Redis) presenceKey(app, channel string) string { return r.key("presence", app, channel) }
-
 // Join implements hub.Presence. The channel's limit applies to this node's
 // members first, then to the cluster's.
 func (p *presence) Join(ctx context.Context, app, channel string, m hub.Member, max int) (bool, error) {

@@ -3,10 +3,10 @@ package cluster
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,11 +14,13 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/roostproject/roost/internal/hub"
+	"github.com/roostproject/roost/internal/redisurl"
 )
 
 // Config holds what a cluster node needs.
 type Config struct {
-	// URL is "redis://[user:password@]host:port[/db]" or "rediss://..." (TLS).
+	// URL names one Redis, a Redis Cluster or a Sentinel primary, in one of
+	// the forms of redisurl.Parse.
 	URL string
 	// Prefix starts every key and topic, so clusters can share one Redis.
 	// Zero value means "roost".
@@ -78,16 +80,20 @@ func (c *Config) applyDefaults() {
 type Redis struct {
 	cfg  Config
 	node string
-	rdb  *redis.Client
-	ps   *redis.PubSub
+	rdb  redis.UniversalClient
 	log  *slog.Logger
+
+	// topics are the node's subscriptions; sharded means a Redis Cluster,
+	// where topics are sharded channels (SSUBSCRIBE, SPUBLISH).
+	topics  topics
+	sharded bool
 
 	outbox   chan outbound
 	subs     subQueue
 	awaiting awaiting
 	dropped  atomic.Int64
 	dupes    atomic.Int64 // messages from other nodes received twice
-	seen     seen         // owned by receiveLoop
+	seen     seen         // shared by the receive loops
 
 	link     link     // is Redis reachable, since when, what to do about it
 	ops      chan *op // presence and user changes, for opsLoop
@@ -115,18 +121,15 @@ var _ hub.Broker = (*Redis)(nil)
 // trying.
 func New(cfg Config) (*Redis, error) {
 	cfg.applyDefaults()
-	opts, err := redis.ParseURL(cfg.URL)
-	if err != nil {
-		return nil, fmt.Errorf("cluster: redis url: %w", err)
+	if strings.ContainsAny(cfg.Prefix, "{}") {
+		return nil, errors.New("cluster: the prefix must not hold '{' or '}' (hash tags are roost's own)")
 	}
-	// Every call carries its own deadline; the timeouts here only back it
-	// up. A call that timed out may still have been carried out, so no
-	// call is ever retried by the client.
-	opts.DialTimeout, opts.ContextTimeoutEnabled = time.Second, true
-	opts.ReadTimeout, opts.WriteTimeout, opts.PoolTimeout = cfg.SlowReply, cfg.SlowReply, cfg.SlowReply
-	opts.MaxRetries = -1
+	rdb, kind, err := dial(cfg.URL, cfg.SlowReply, cfg.NodeTTL/3)
+	if err != nil {
+		return nil, err
+	}
 	r := &Redis{
-		cfg: cfg, node: strconv.FormatUint(cfg.Node, 10), rdb: redis.NewClient(opts), log: cfg.Logger,
+		cfg: cfg, node: strconv.FormatUint(cfg.Node, 10), rdb: rdb, log: cfg.Logger,
 		outbox: make(chan outbound, cfg.Outbox), subs: subQueue{wake: make(chan struct{}, 1)},
 		ops: make(chan *op, maxQueuedOps), link: newLink(),
 	}
@@ -134,8 +137,12 @@ func New(cfg Config) (*Redis, error) {
 	r.users = users{r: r, local: hub.NewMemoryUsers()}
 	r.counts = newCounts(r)
 	r.ctx, r.cancel = context.WithCancel(context.Background())
-	r.ps = r.rdb.Subscribe(r.ctx)
-	r.start(r.publishLoop, r.receiveLoop, r.subscribeLoop, r.opsLoop, r.tickLoop)
+	if cc, ok := rdb.(*redis.ClusterClient); ok && kind == redisurl.Cluster {
+		r.topics, r.sharded = newShardedTopics(r, cc), true
+	} else {
+		r.topics = newPlainTopics(r)
+	}
+	r.start(r.publishLoop, r.topics.run, r.subscribeLoop, r.opsLoop, r.tickLoop)
 	r.probe()
 	r.start(r.healthLoop)
 	return r, nil
@@ -156,9 +163,9 @@ func (r *Redis) Close() error {
 	for len(r.outbox) > 0 && r.link.healthy.Load() && sleep(ctx, 10*time.Millisecond) {
 	}
 	r.counts.flush()
-	r.rdb.Del(ctx, r.key("node", r.node))
+	r.rdb.Del(ctx, r.nodeKey("node", r.node))
 	r.cancel()
-	r.ps.Close()
+	r.topics.close()
 	r.wg.Wait()
 	return r.rdb.Close()
 }
@@ -184,15 +191,6 @@ func (r *Redis) Dropped() int64 { return r.dropped.Load() }
 // Duplicates returns how many messages from other nodes arrived twice and
 // were delivered once.
 func (r *Redis) Duplicates() int64 { return r.dupes.Load() }
-
-// key joins the prefix and parts with ':'.
-func (r *Redis) key(parts ...string) string {
-	k := r.cfg.Prefix
-	for _, p := range parts {
-		k += ":" + p
-	}
-	return k
-}
 
 // errDown is what a call returns while Redis is known to be unreachable:
 // the caller answers from this node's own state.

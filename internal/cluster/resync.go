@@ -37,7 +37,7 @@ func (r *Redis) writeShares(ctx context.Context) error {
 }
 
 func (r *Redis) writeAll(ctx context.Context) error {
-	listed, err := r.rdb.SMembers(ctx, r.key("node-presence", r.node)).Result()
+	listed, err := r.rdb.SMembers(ctx, r.nodeKey("node-presence", r.node)).Result()
 	if err != nil {
 		return err
 	}
@@ -57,10 +57,10 @@ func (r *Redis) writeAll(ctx context.Context) error {
 				syncScript.Eval(ctx, p, []string{r.presenceKey(app, channel)}, r.node)
 			}
 		}
-		p.Del(ctx, r.key("node-presence", r.node))
+		p.Del(ctx, r.nodeKey("node-presence", r.node))
 		for k, shares := range members {
 			syncScript.Eval(ctx, p, []string{r.presenceKey(k.app, k.name)}, append([]any{r.node}, shares...)...)
-			p.SAdd(ctx, r.key("node-presence", r.node), k.app+":"+k.name)
+			p.SAdd(ctx, r.nodeKey("node-presence", r.node), k.app+":"+k.name)
 		}
 		for _, app := range r.cfg.Apps {
 			syncScript.Eval(ctx, p, []string{r.usersKey(app)}, append([]any{r.node}, signedIn[app]...)...)

@@ -18,8 +18,6 @@ type users struct {
 
 var _ hub.Users = (*users)(nil)
 
-func (r *Redis) usersKey(app string) string { return r.key("users", app) }
-
 // SignIn implements hub.Users.
 func (u *users) SignIn(ctx context.Context, app, user string) (bool, error) {
 	return u.r.submit(&op{ctx: ctx, kind: opSignIn, app: app, member: hub.Member{ID: user}})

@@ -57,7 +57,7 @@ func (p *Pending) Apply(ops []webhook.Op) {
 	err := p.r.call(ctx, func(ctx context.Context) error {
 		_, err := p.r.rdb.Pipelined(ctx, func(pipe redis.Pipeliner) error {
 			for i, op := range ops {
-				key := p.r.key("webhook", op.Key)
+				key := p.r.webhookKey(op.Key)
 				switch op.Kind {
 				case webhook.OpHold:
 					pipe.Set(ctx, key, op.Token, op.TTL)

@@ -211,12 +211,16 @@ type Log struct {
 // Redis configures the Redis broker that joins several nodes into one
 // cluster.
 type Redis struct {
-	// URL is "redis://[user:password@]host:port[/db]" or "rediss://..." for
-	// TLS. Zero value means no Redis: one node, in-process broker.
-	URL string `yaml:"url" env:"ROOST_REDIS_URL" flag:"redis-url" default:"" check:"redis_url" help:"redis://[user:password@]host:port[/db], or rediss:// for TLS; empty means one node with an in-process broker"`
+	// URL names one Redis ("redis://[user:password@]host:port[/db]"), a
+	// Redis Cluster ("redis+cluster://host:port,host:port") or a primary
+	// found through Sentinel ("redis+sentinel://host:port/mastername");
+	// "rediss" instead of "redis" means TLS. Zero value means no Redis: one
+	// node, in-process broker.
+	URL string `yaml:"url" env:"ROOST_REDIS_URL" flag:"redis-url" default:"" check:"redis_url" help:"redis://[user:password@]host:port[/db], redis+cluster://host:port,host:port,... (Redis Cluster), redis+sentinel://host:port,.../mastername[/db] (Sentinel); rediss... for TLS; empty means one node with an in-process broker"`
 	// Prefix starts every Redis key and channel name roost uses, so several
-	// clusters can share one Redis.
-	Prefix string `yaml:"prefix" env:"ROOST_REDIS_PREFIX" flag:"redis-prefix" default:"roost" help:"starts every Redis key and topic, so clusters can share one Redis"`
+	// clusters can share one Redis. It holds no '{' or '}': roost places
+	// keys on Redis Cluster slots with hash tags of its own.
+	Prefix string `yaml:"prefix" env:"ROOST_REDIS_PREFIX" flag:"redis-prefix" default:"roost" check:"redis_prefix" help:"starts every Redis key and topic, so clusters can share one Redis"`
 }
 
 // AppStore configures the database apps are read from: a table with

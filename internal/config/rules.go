@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/roostproject/roost/internal/redisurl"
 )
 
 // rule checks one setting's final value, after defaults; nil means valid.
@@ -37,10 +39,16 @@ var ruleMakers = map[string]func(arg string) (rule, error){
 	"name":       noArg(name),
 	"required":   noArg(required),
 	"redis_url":  noArg(redisURL),
-	"apps_url":   noArg(appsURL),
-	"sql_name":   noArg(sqlName),
-	"token":      noArg(token),
-	"http_url":   noArg(httpURL),
+	"redis_prefix": noArg(func(v any) error {
+		if strings.ContainsAny(v.(string), "{}") {
+			return errors.New("must not hold '{' or '}' (roost sets the Redis Cluster hash tags itself)")
+		}
+		return nil
+	}),
+	"apps_url": noArg(appsURL),
+	"sql_name": noArg(sqlName),
+	"token":    noArg(token),
+	"http_url": noArg(httpURL),
 
 	"webhook_events": noArg(webhookEvents),
 }
@@ -143,18 +151,15 @@ func name(v any) error {
 	return nil
 }
 
-// redisURL checks a URL, if any, is redis:// or rediss:// with a host. The
+// redisURL checks a URL, if any, is one of the forms redisurl reads. The
 // URL itself is never quoted back: it may hold a password.
 func redisURL(v any) error {
 	s := v.(string)
 	if s == "" {
 		return nil
 	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.Host == "" {
-		return errors.New("want redis://host:port or rediss://host:port")
-	}
-	return nil
+	_, err := redisurl.Parse(s)
+	return err
 }
 
 // appsURL checks a URL, if any, is postgres://, postgresql:// or mysql://

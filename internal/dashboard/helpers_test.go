@@ -53,7 +53,7 @@ func newFixture(t testing.TB, token string, open bool, edit ...func(*Config)) *f
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	src, err := apps.New(&cfg, log, nil)
+	src, err := apps.New(&cfg, log, apps.Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package dashboard
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -24,19 +23,13 @@ const peerWait = time.Second
 // fields are node ids and whose values are the samples as JSON. One key
 // keeps it to one slot of a Redis Cluster as well.
 type peers struct {
-	rdb *redis.Client
+	rdb redis.UniversalClient
 	key string
 }
 
-// newPeers connects to the cluster's Redis; url and prefix are the
-// redis.* settings.
-func newPeers(url, prefix string) (*peers, error) {
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		return nil, fmt.Errorf("dashboard: redis.url: %w", err)
-	}
-	opts.PoolSize = 2
-	return &peers{rdb: redis.NewClient(opts), key: prefix + ":dashboard:nodes"}, nil
+// newPeers shares samples through rdb under the cluster's redis.prefix.
+func newPeers(rdb redis.UniversalClient, prefix string) *peers {
+	return &peers{rdb: rdb, key: prefix + ":dashboard:nodes"}
 }
 
 // peerSample is one node's entry.
@@ -93,14 +86,10 @@ func (p *peers) leave(node string) {
 // startPeers joins the cluster view when the node is in a cluster: each
 // sample is shared, and the overview lists every node's.
 func (d *Dashboard) startPeers() {
-	if d.cfg.RedisURL == "" {
+	if d.cfg.Redis == nil {
 		return
 	}
-	p, err := newPeers(d.cfg.RedisURL, d.cfg.RedisPrefix)
-	if err != nil {
-		d.cfg.Logger.Warn("dashboard: no cluster view", "err", err)
-		return
-	}
+	p := newPeers(d.cfg.Redis, d.cfg.RedisPrefix)
 	d.peers = p
 	d.history.shared = func(s Sample) {
 		if err := p.publish(d.cfg.Node, s); err != nil {

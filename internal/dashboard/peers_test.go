@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roostproject/roost/internal/cluster"
 	"github.com/roostproject/roost/internal/testutil"
 )
 
@@ -15,7 +16,11 @@ func TestOverviewListsEveryNodeOfTheCluster(t *testing.T) {
 	r := testutil.StartRedis(t)
 	node := func(id string) func(*Config) {
 		return func(c *Config) {
-			c.Node, c.RedisURL, c.RedisPrefix = id, r.URL(), "t"
+			rdb, err := cluster.Dial(r.URL())
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Node, c.Redis, c.RedisPrefix = id, rdb, "t"
 			c.Interval = 20 * time.Millisecond
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/roostproject/roost/internal/cluster"
 	"github.com/roostproject/roost/internal/dashboard"
 )
 
@@ -26,12 +27,19 @@ func (s *Server) mountDashboard(mux *http.ServeMux, api http.Handler) {
 	if !s.DashboardOn() {
 		return
 	}
-	s.dashboard = dashboard.New(dashboard.Config{
+	cfg := dashboard.Config{
 		Token: s.cfg.Admin.Token, Open: s.cfg.Admin.Token == "" && s.dashboardOpen(),
 		Settings: s.cfg.Dashboard, Hub: s.hub, Apps: s.apps, API: api, Snapshot: s.snapshot,
-		Node: strconv.FormatUint(s.hub.Node(), 10), Logger: s.log,
-		RedisURL: s.cfg.Redis.URL, RedisPrefix: s.cfg.Redis.Prefix,
-	})
+		Node: strconv.FormatUint(s.hub.Node(), 10), Logger: s.log, RedisPrefix: s.cfg.Redis.Prefix,
+	}
+	if s.cluster != nil {
+		rdb, err := cluster.Dial(s.cfg.Redis.URL)
+		if err != nil {
+			s.log.Warn("dashboard: no cluster view", "err", err)
+		}
+		cfg.Redis = rdb
+	}
+	s.dashboard = dashboard.New(cfg)
 	mux.Handle("/dashboard", s.dashboard)
 	mux.Handle("/dashboard/", s.dashboard)
 }

@@ -27,6 +27,8 @@ type Redis struct {
 	bin  string
 	dir  string
 	port int
+	conf string   // a config file read first, if not ""
+	args []string // more redis-server arguments: a cluster node's, a replica's
 
 	mu  sync.Mutex // guards cmd
 	cmd *exec.Cmd
@@ -37,14 +39,33 @@ type Redis struct {
 // when there is no redis-server binary. It is killed when the test ends.
 func StartRedis(t testing.TB) *Redis {
 	t.Helper()
+	return startRedis(t, redisBinary(t))
+}
+
+// startRedis starts a private redis-server with more arguments.
+func startRedis(t testing.TB, bin string, args ...string) *Redis {
+	t.Helper()
+	return startRedisConf(t, bin, "", args...)
+}
+
+// startRedisConf starts a private redis-server that reads a config file
+// first (a sentinel's, which the sentinel rewrites), if conf is not "".
+func startRedisConf(t testing.TB, bin, conf string, args ...string) *Redis {
+	t.Helper()
+	r := &Redis{t: t, bin: bin, dir: t.TempDir(), port: freePort(t), conf: conf, args: args}
+	r.Start()
+	t.Cleanup(r.Kill)
+	return r
+}
+
+// redisBinary returns the path of redis-server, or stops the test (Needs).
+func redisBinary(t testing.TB) string {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		Needs(t, "no redis-server binary on PATH (%v)", err)
 	}
-	r := &Redis{t: t, bin: bin, dir: t.TempDir(), port: freePort(t)}
-	r.Start()
-	t.Cleanup(r.Kill)
-	return r
+	return bin
 }
 
 // freePort returns a loopback port that was free a moment ago.
@@ -61,14 +82,21 @@ func freePort(t testing.TB) int {
 // URL is the redis:// URL of the server.
 func (r *Redis) URL() string { return "redis://" + r.addr() }
 
+// Addr is the server's host:port.
+func (r *Redis) Addr() string { return r.addr() }
+
 func (r *Redis) addr() string { return "127.0.0.1:" + strconv.Itoa(r.port) }
 
 // Start runs redis-server on its port, loading what SHUTDOWN SAVE last
 // wrote, and waits until it answers PING. DEBUG is allowed from loopback.
 func (r *Redis) Start() {
 	r.t.Helper()
-	cmd := exec.Command(r.bin, "--port", strconv.Itoa(r.port), "--bind", "127.0.0.1",
-		"--dir", r.dir, "--save", "", "--appendonly", "no", "--enable-debug-command", "local")
+	args := append([]string{"--port", strconv.Itoa(r.port), "--bind", "127.0.0.1",
+		"--dir", r.dir, "--save", "", "--appendonly", "no", "--enable-debug-command", "local"}, r.args...)
+	if r.conf != "" {
+		args = append([]string{r.conf}, args...)
+	}
+	cmd := exec.Command(r.bin, args...)
 	cmd.Stdout, cmd.Stderr = &r.log, &r.log
 	if err := cmd.Start(); err != nil {
 		r.t.Fatalf("starting redis-server: %v", err)

@@ -12,20 +12,29 @@ import (
 	"github.com/roostproject/roost/internal/testutil"
 )
 
-// duo is two roost nodes joined through a private redis-server.
+// duo is two roost nodes joined through a private redis-server, or a
+// private Redis Cluster (then redis is nil).
 type duo struct {
-	t     *testing.T
-	redis *testutil.Redis
-	a, b  *node
+	t      *testing.T
+	redis  *testutil.Redis
+	server testutil.RedisServer // the same redis-server, or the cluster
+	a, b   *node
 }
 
 // newDuo starts redis-server and two nodes on a fresh prefix starting with
 // name, and logs every process's output if the test fails.
 func newDuo(t *testing.T, name string) *duo {
 	r := testutil.StartRedis(t)
+	d := newDuoOn(t, name, r)
+	d.redis = r
+	return d
+}
+
+// newDuoOn is newDuo on a Redis the test started.
+func newDuoOn(t *testing.T, name string, r testutil.RedisServer) *duo {
 	bin := buildRoost(t)
 	prefix := prefixFor(name)
-	d := &duo{t: t, redis: r}
+	d := &duo{t: t, server: r}
 	d.a = startNode(t, bin, "node A", r.URL(), prefix)
 	d.b = startNode(t, bin, "node B", r.URL(), prefix)
 	t.Cleanup(func() {

@@ -30,29 +30,30 @@ type outage struct {
 	sA, sB *testutil.Client
 }
 
-// TestRedisRestart kills Redis under a two-node cluster and starts it again
-// on the same port, empty: local delivery never stops, GET /ready says 503
-// during the outage and 200 after, and delivery across the nodes resumes
-// (and presence and counts are written again) without restarting roost.
+// TestRedisRestart kills Redis (one server, or every node of a Redis
+// Cluster) under a two-node cluster and starts it again on the same ports,
+// empty: local delivery never stops, GET /ready says 503 during the outage
+// and 200 after, and delivery across the nodes resumes (and presence and
+// counts are written again) without restarting roost.
 func TestRedisRestart(t *testing.T) {
-	o := newOutage(t)
-	o.before()
-	o.redis.Kill()
-	o.waitReady(http.StatusServiceUnavailable, "degraded:")
-	o.during()
-	o.redis.Start()
-	back := time.Now()
-	o.waitReady(http.StatusOK, "ready")
-	t.Logf("GET /ready answered 200 on both nodes %v after Redis answered PING again", time.Since(back).Round(time.Millisecond))
-	o.resumes()
-	o.stateRewritten()
-	if _, ok := o.sB.Find(testutil.Named("during-a")); !ok {
-		t.Logf("note: %q, published on A during the outage, never reached B (lost, not buffered)", "during-a")
+	for _, kind := range testutil.RedisServers {
+		t.Run(kind.Name, func(t *testing.T) {
+			o := &outage{duo: newDuoOn(t, "roost-restart", kind.Start(t))}
+			o.before()
+			o.server.Kill()
+			o.waitReady(http.StatusServiceUnavailable, "degraded:")
+			o.during()
+			o.server.Start()
+			back := time.Now()
+			o.waitReady(http.StatusOK, "ready")
+			t.Logf("GET /ready answered 200 on both nodes %v after Redis answered PING again", time.Since(back).Round(time.Millisecond))
+			o.resumes()
+			o.stateRewritten()
+			if _, ok := o.sB.Find(testutil.Named("during-a")); !ok {
+				t.Logf("note: %q, published on A during the outage, never reached B (lost, not buffered)", "during-a")
+			}
+		})
 	}
-}
-
-func newOutage(t *testing.T) *outage {
-	return &outage{duo: newDuo(t, "roost-restart")}
 }
 
 // before joins clients on both nodes and checks delivery across them.
