@@ -1,9 +1,12 @@
 'use strict';
-// cluster.js runs several roost nodes over one Redis for the cluster suites (a
-// cluster must behave exactly like one node: docs/cluster.md). Every cluster
-// gets its own random --redis-prefix, so suites never see each other's keys,
-// and its keys are deleted when it stops. Nodes alternate between the
-// transports in TRANSPORTS, so cross-node traffic also crosses transports.
+// cluster.js runs several roost nodes over one backend for the cluster suites
+// (a cluster must behave exactly like one node: docs/cluster.md). The backend
+// is Redis, or, when E2E_NATS_URL is set (nats://127.0.0.1:4222), the NATS
+// server with JetStream there. Every cluster gets its own random
+// prefix (--redis-prefix or --nats-prefix), so suites never see each other's
+// state, and its keys (or buckets) are deleted when it stops. Nodes alternate
+// between the transports in TRANSPORTS, so cross-node traffic also crosses
+// transports.
 //
 // Redis is expected at 127.0.0.1:6379, or at E2E_REDIS_URL: redis://host:port,
 // a Redis Cluster, redis+cluster://host:port[,host:port...], or a primary
@@ -31,32 +34,65 @@ const [REDIS_HOST, REDIS_PORT, REDIS_MASTER] = (() => {
   const i = u.host.lastIndexOf(':');
   return [u.host.slice(0, i), Number(u.host.slice(i + 1)), u.pathname.split('/')[1]];
 })();
+const NATS_URL = process.env.E2E_NATS_URL || '';
 const PROBE_TIMEOUT_MS = 3000;
 const STDERR_IN_FAILURE = 3000;
 
-// PROBE is run by a child node process: it sends PING and prints the first
-// line of the reply, or the connection error. The parent waits for it
+/** BACKEND is the cluster suites' backend: "nats" when E2E_NATS_URL is set, else "redis". */
+const BACKEND = NATS_URL ? 'nats' : 'redis';
+// NATS_HOST and NATS_PORT are where the suite itself talks to NATS.
+const [NATS_HOST, NATS_PORT] = (() => {
+  if (!NATS_URL) return ['', 0];
+  const u = new URL(NATS_URL);
+  if (u.protocol !== 'nats:' || !u.hostname) throw new Error(`E2E_NATS_URL=${NATS_URL}: want nats://host:port`);
+  return [u.hostname, Number(u.port || 4222)];
+})();
+
+// NATS_BUCKETS are the key-value buckets a roost cluster makes under its
+// prefix (docs/cluster.md, "Subjects and buckets").
+const NATS_BUCKETS = ['presence', 'users', 'counts', 'cache', 'alive', 'nodes', 'webhooks'];
+
+// PROBE is run by a child node process: it connects, sends argv[3] if any
+// (Redis needs a PING; NATS greets first with its INFO line) and prints the
+// first line of the reply, or the connection error. The parent waits for it
 // synchronously so that suites can be declared skipped before they start.
 const PROBE = `
 const s = require('node:net').connect(+process.argv[2], process.argv[1]);
-s.setTimeout(${PROBE_TIMEOUT_MS - 500}, () => { console.log('no reply to PING'); process.exit(); });
-s.on('connect', () => s.write('PING\\r\\n'));
+s.setTimeout(${PROBE_TIMEOUT_MS - 500}, () => { console.log('no reply'); process.exit(); });
+s.on('connect', () => { if (process.argv[3]) s.write(process.argv[3]); });
 s.on('data', (d) => { console.log(String(d).split('\\r\\n')[0]); process.exit(); });
 s.on('error', (e) => { console.log(e.message); process.exit(); });
 `;
 
 let unavailable; // undefined: not probed yet; null: reachable; else why not
 
-/** redisUnavailable returns null when Redis answers PING, else the reason. */
-function redisUnavailable() {
-  if (unavailable !== undefined) return unavailable;
-  const res = spawnSync(process.execPath, ['-e', PROBE, REDIS_HOST, String(REDIS_PORT)], {
+// probe runs PROBE against host:port and returns the first line it printed.
+function probe(host, port, send) {
+  const res = spawnSync(process.execPath, ['-e', PROBE, host, String(port), send || ''], {
     encoding: 'utf8', timeout: PROBE_TIMEOUT_MS,
   });
-  const reply = (res.stdout || '').trim() || (res.error && res.error.message) || 'no reply';
-  unavailable = reply === '+PONG' ? null : `Redis at ${REDIS_HOST}:${REDIS_PORT} is not usable (${reply})`;
+  return (res.stdout || '').trim() || (res.error && res.error.message) || 'no reply';
+}
+
+/**
+ * backendUnavailable returns null when the cluster backend answers (Redis
+ * PONG; NATS with JetStream on), else the reason.
+ */
+function backendUnavailable() {
+  if (unavailable !== undefined) return unavailable;
+  if (BACKEND === 'nats') {
+    const info = probe(NATS_HOST, NATS_PORT);
+    unavailable = info.includes('"jetstream":true') ? null
+      : `NATS with JetStream at ${NATS_HOST}:${NATS_PORT} is not usable (${info.slice(0, 120)})`;
+  } else {
+    const reply = probe(REDIS_HOST, REDIS_PORT, 'PING\r\n');
+    unavailable = reply === '+PONG' ? null : `Redis at ${REDIS_HOST}:${REDIS_PORT} is not usable (${reply})`;
+  }
   return unavailable;
 }
+
+/** redisUnavailable is backendUnavailable, by the name the suites first used. */
+const redisUnavailable = backendUnavailable;
 
 /** inCI reports whether the suite runs in CI, where skipping is a failure. */
 function inCI() {
@@ -185,7 +221,33 @@ async function deleteKeys(prefix) {
   return n;
 }
 
-/** newPrefix returns a --redis-prefix no other test run uses. */
+/**
+ * deleteBuckets removes the JetStream key-value buckets under prefix (a
+ * stream each, KV_<prefix>_<name>) through the JetStream API, on one NATS
+ * connection spoken by hand, and resolves once every request is answered.
+ */
+function deleteBuckets(prefix) {
+  const inbox = `_INBOX.roost-e2e-${crypto.randomBytes(6).toString('hex')}`;
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(NATS_PORT, NATS_HOST);
+    let got = '';
+    sock.setTimeout(5000, () => sock.destroy(new Error('NATS bucket deletion timed out')));
+    sock.on('error', reject);
+    sock.once('data', () => {
+      const reqs = NATS_BUCKETS.map((b) => `PUB $JS.API.STREAM.DELETE.KV_${prefix}_${b} ${inbox} 0\r\n\r\n`);
+      sock.write(`CONNECT {"verbose":false}\r\nSUB ${inbox} 1\r\n${reqs.join('')}`);
+      sock.on('data', (chunk) => {
+        got += chunk;
+        if (got.split(`MSG ${inbox} `).length - 1 >= NATS_BUCKETS.length) {
+          sock.end();
+          resolve();
+        }
+      });
+    });
+  });
+}
+
+/** newPrefix returns a --redis-prefix or --nats-prefix no other test run uses. */
 function newPrefix() {
   return `roost-e2e-${process.pid}-${crypto.randomBytes(6).toString('hex')}`;
 }
@@ -205,7 +267,7 @@ function waitReady(node) {
   }, { what: `GET /ready 200 from ${node.url}; last ${JSON.stringify(last)}` });
 }
 
-/** Cluster is a set of running roost nodes sharing one Redis prefix. */
+/** Cluster is a set of running roost nodes sharing one backend prefix. */
 class Cluster {
   constructor(prefix, nodes) {
     this.prefix = prefix;
@@ -217,7 +279,7 @@ class Cluster {
     return this.nodes[i].stop('SIGKILL');
   }
 
-  /** keys lists the Redis keys the cluster has written. */
+  /** keys lists the Redis keys the cluster has written (Redis only). */
   keys() {
     return keysOf(this.prefix);
   }
@@ -228,15 +290,16 @@ class Cluster {
       `--- node ${i + 1} ${n.url} [${n.transport}] stderr (tail) ---\n${n.stderr().slice(-limit)}`).join('\n');
   }
 
-  /** stop stops every node (SIGTERM) and deletes the cluster's keys. */
+  /** stop stops every node (SIGTERM) and deletes the cluster's keys or buckets. */
   async stop() {
     await Promise.all(this.nodes.map((n) => n.stop()));
-    await deleteKeys(this.prefix);
+    if (BACKEND === 'nats') await deleteBuckets(this.prefix);
+    else await deleteKeys(this.prefix);
   }
 }
 
 /**
- * startCluster starts opts.nodes (default 3) roost nodes on one fresh Redis
+ * startCluster starts opts.nodes (default 3) roost nodes on one fresh backend
  * prefix and waits until each answers GET /ready with 200. Other opts go to
  * startRoost (apps, activityTimeout, ...); node i uses transport
  * TRANSPORTS[i % TRANSPORTS.length].
@@ -244,7 +307,8 @@ class Cluster {
 async function startCluster(opts = {}) {
   const prefix = newPrefix();
   const count = opts.nodes || 3;
-  const args = ['--redis-url', REDIS_URL, '--redis-prefix', prefix];
+  const args = BACKEND === 'nats' ? ['--nats-url', NATS_URL, '--nats-prefix', prefix]
+    : ['--redis-url', REDIS_URL, '--redis-prefix', prefix];
   const started = await Promise.allSettled(Array.from({ length: count }, (_, i) =>
     startRoost({ ...opts, transport: TRANSPORTS[i % TRANSPORTS.length], args })));
   const nodes = started.filter((s) => s.status === 'fulfilled').map((s) => s.value);
@@ -303,21 +367,22 @@ function declareTests(opts, body) {
  * describeCluster declares a block of cluster tests. body gets (test, ctx):
  * test(name, fn) declares a test that receives ctx = { cluster, nodes,
  * clients (one Clients per node), auth (an auth backend), at(i) (a
- * single-node ctx for features.js helpers) } and t. Without Redis the tests
+ * single-node ctx for features.js helpers) } and t. Without the backend the tests
  * are declared skipped with the reason (outside CI) or the block fails (CI).
  */
 function describeCluster(title, opts, body) {
-  const why = redisUnavailable();
+  const why = backendUnavailable();
   if (why && inCI()) {
     describe(title, () => {
-      it('needs Redis: CI must run the cluster tests', () => {
+      it(`needs ${BACKEND}: CI must run the cluster tests`, () => {
         throw new Error(`${why}; CI=true, so the cluster tests fail instead of skipping`);
       });
     });
     return;
   }
   if (why) {
-    const reason = `cluster tests skipped: ${why} (start redis-server on port ${REDIS_PORT} to run them)`;
+    const start = BACKEND === 'nats' ? `nats-server -js on port ${NATS_PORT}` : `redis-server on port ${REDIS_PORT}`;
+    const reason = `cluster tests skipped: ${why} (start ${start} to run them)`;
     console.log(reason);
     describe(title, () => body((name) => it(name, { skip: reason }, () => {}), {}));
     return;
@@ -326,6 +391,6 @@ function describeCluster(title, opts, body) {
 }
 
 module.exports = {
-  describeCluster, startCluster, redisUnavailable, inCI, ready, waitReady, keysOf, deleteKeys,
-  redisCommand, REDIS_URL,
+  describeCluster, startCluster, backendUnavailable, redisUnavailable, inCI, ready, waitReady, keysOf,
+  deleteKeys, redisCommand, REDIS_URL, NATS_URL, BACKEND,
 };

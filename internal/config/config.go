@@ -70,6 +70,10 @@ type Config struct {
 	// with the in-process broker.
 	Redis Redis `yaml:"redis" help:"join nodes into a cluster through Redis"`
 
+	// NATS connects nodes into a cluster through NATS and its JetStream
+	// key-value buckets, instead of Redis. Zero value means no NATS.
+	NATS NATS `yaml:"nats" help:"join nodes into a cluster through NATS with JetStream, instead of Redis"`
+
 	// AppStore serves apps from a database table besides Apps. Zero value
 	// means apps come only from Apps (the file and ROOST_APP_*).
 	AppStore AppStore `yaml:"app_store" help:"serve apps from a PostgreSQL or MySQL table with soketi's columns, besides apps (which win on a clash)"`
@@ -221,6 +225,18 @@ type Redis struct {
 	// clusters can share one Redis. It holds no '{' or '}': roost places
 	// keys on Redis Cluster slots with hash tags of its own.
 	Prefix string `yaml:"prefix" env:"ROOST_REDIS_PREFIX" flag:"redis-prefix" default:"roost" check:"redis_prefix" help:"starts every Redis key and topic, so clusters can share one Redis"`
+}
+
+// NATS configures the NATS broker that joins several nodes into one
+// cluster: messages on core NATS subjects, shared state in JetStream
+// key-value buckets (docs/cluster.md, "NATS").
+type NATS struct {
+	// URL is "nats://[user:password@]host:port" (several, comma-separated,
+	// for a NATS cluster) or "tls://..." for TLS. Zero value means no NATS.
+	URL string `yaml:"url" env:"ROOST_NATS_URL" flag:"nats-url" default:"" check:"nats_url" help:"nats://[user:password@]host:port[,nats://...], or tls:// for TLS, with JetStream enabled; empty means no NATS"`
+	// Prefix starts every subject and bucket name roost uses, so several
+	// clusters can share one NATS.
+	Prefix string `yaml:"prefix" env:"ROOST_NATS_PREFIX" flag:"nats-prefix" default:"roost" check:"nats_prefix" help:"starts every NATS subject and key-value bucket name, so clusters can share one NATS; letters, digits, '_' and '-'"`
 }
 
 // AppStore configures the database apps are read from: a table with

@@ -41,6 +41,8 @@ func TestEveryFieldFromEnv(t *testing.T) {
 		"ROOST_LOG_FORMAT=json",
 		"ROOST_REDIS_URL=redis://localhost:6379/0",
 		"ROOST_REDIS_PREFIX=chat",
+		"ROOST_NATS_URL=", // with redis.url set, nats.url must stay empty
+		"ROOST_NATS_PREFIX=chat-nats",
 		"ROOST_APPS_URL=postgres://roost@db/roost",
 		"ROOST_APPS_TABLE=roost.apps",
 		"ROOST_APPS_REFRESH=3s",

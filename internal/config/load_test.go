@@ -65,6 +65,7 @@ webhooks:
   queue_bytes: 1MiB
 log: {level: debug, format: json}
 redis: {url: "redis://localhost:6379/0", prefix: chat}
+nats: {prefix: chat-nats}
 app_store: {url: "postgres://roost@db/roost", table: roost.apps, refresh: 3s, unknown_ttl: 1s, wait: 500ms}
 admin: {token: "0123456789abcdef0123"}
 dashboard: {enabled: false, console: false, requests_per_second: 7, console_events_per_second: 9}
@@ -101,6 +102,7 @@ func fullConfig() Config {
 			Timeout: 3 * time.Second, RetryFor: time.Minute, QueueBytes: 1 << 20},
 		Log:   Log{Level: "debug", Format: "json"},
 		Redis: Redis{URL: "redis://localhost:6379/0", Prefix: "chat"},
+		NATS:  NATS{Prefix: "chat-nats"},
 		AppStore: AppStore{URL: "postgres://roost@db/roost", Table: "roost.apps", Refresh: 3 * time.Second,
 			UnknownTTL: time.Second, Wait: 500 * time.Millisecond},
 		Admin:     Admin{Token: "0123456789abcdef0123"},
@@ -146,6 +148,7 @@ func TestDefault(t *testing.T) {
 			Timeout: 5 * time.Second, RetryFor: 5 * time.Minute, QueueBytes: 8 << 20},
 		Log:       Log{Level: "info", Format: "text"},
 		Redis:     Redis{Prefix: "roost"},
+		NATS:      NATS{Prefix: "roost"},
 		AppStore:  AppStore{Table: "apps", Refresh: 10 * time.Second, UnknownTTL: 5 * time.Second, Wait: 2 * time.Second},
 		Dashboard: Dashboard{Enabled: &enabled, Console: &enabled, RequestsPerSecond: 20, ConsoleEventsPerSecond: 50},
 	}

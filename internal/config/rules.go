@@ -50,6 +50,9 @@ var ruleMakers = map[string]func(arg string) (rule, error){
 	"token":    noArg(token),
 	"http_url": noArg(httpURL),
 
+	"nats_url":    noArg(natsURL),
+	"nats_prefix": noArg(natsPrefix),
+
 	"webhook_events": noArg(webhookEvents),
 }
 
@@ -160,6 +163,37 @@ func redisURL(v any) error {
 	}
 	_, err := redisurl.Parse(s)
 	return err
+}
+
+// natsURL checks a URL list, if any: each nats:// or tls:// with a host.
+// Like redisURL it never quotes the URL back.
+func natsURL(v any) error {
+	s := v.(string)
+	if s == "" {
+		return nil
+	}
+	for _, one := range strings.Split(s, ",") {
+		u, err := url.Parse(strings.TrimSpace(one))
+		if err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" {
+			return errors.New("want nats://host:port or tls://host:port, comma-separated for several servers")
+		}
+	}
+	return nil
+}
+
+// natsPrefix checks a prefix can start a JetStream bucket name and a
+// subject token: letters, digits, '_' and '-'.
+func natsPrefix(v any) error {
+	s := v.(string)
+	if s == "" {
+		return errors.New("must not be empty")
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return fmt.Errorf("%q may only hold letters, digits, '_' and '-'", s)
+		}
+	}
+	return nil
 }
 
 // appsURL checks a URL, if any, is postgres://, postgresql:// or mysql://

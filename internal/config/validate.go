@@ -25,6 +25,7 @@ func (c *Config) validate() error {
 	var v validator
 	v.section(schema(), reflect.ValueOf(c).Elem(), "")
 	v.tls(c.TLS, c.Transport)
+	v.backends(c.Redis, c.NATS)
 	return errors.Join(v.errs...)
 }
 
@@ -94,5 +95,12 @@ func (v *validator) tls(t TLS, transport string) {
 	if t.Enabled() && transport == TransportEpoll {
 		v.fail("transport", fmt.Errorf("%q cannot serve TLS; use %q or %q, or terminate TLS at a proxy",
 			TransportEpoll, TransportAuto, TransportPortable))
+	}
+}
+
+// backends reports a node given two cluster backends: it joins one.
+func (v *validator) backends(r Redis, n NATS) {
+	if r.URL != "" && n.URL != "" {
+		v.fail("nats.url", errors.New("set together with redis.url: a cluster runs on one backend, choose Redis or NATS"))
 	}
 }

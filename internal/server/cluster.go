@@ -5,13 +5,31 @@ import (
 	"net/http"
 
 	"github.com/roostproject/roost/internal/cluster"
+	"github.com/roostproject/roost/internal/hub"
+	"github.com/roostproject/roost/internal/natscluster"
+	"github.com/roostproject/roost/internal/webhook"
 )
 
-// joinCluster connects the hub to the other nodes through Redis.
+// clusterLink is what the server needs of a cluster backend, Redis or NATS.
+type clusterLink interface {
+	hub.Broker
+	State() hub.State
+	Ready() error
+	Dropped() int64
+	Duplicates() int64
+	FlushCounts()
+	Close() error
+}
+
+// joinCluster connects the hub to the other nodes through Redis or NATS
+// (config validation allows one of them).
 func (s *Server) joinCluster() error {
 	apps := make([]string, len(s.cfg.Apps))
 	for i, a := range s.cfg.Apps {
 		apps[i] = a.ID
+	}
+	if s.cfg.NATS.URL != "" {
+		return s.joinNATS(apps)
 	}
 	r, err := cluster.New(cluster.Config{
 		URL: s.cfg.Redis.URL, Prefix: s.cfg.Redis.Prefix, Node: s.hub.Node(),
@@ -21,10 +39,30 @@ func (s *Server) joinCluster() error {
 	if err != nil {
 		return err
 	}
-	s.hub.SetBroker(r)
-	s.hub.SetState(r.State())
-	s.cluster = r
+	s.linkCluster(r, r.WebhookPending())
 	return nil
+}
+
+// joinNATS connects the hub to the other nodes through NATS.
+func (s *Server) joinNATS(apps []string) error {
+	n, err := natscluster.New(natscluster.Config{
+		URL: s.cfg.NATS.URL, Prefix: s.cfg.NATS.Prefix, Node: s.hub.Node(),
+		Apps: apps, Deliver: s.hub.Deliver, Reconcile: s.hub.Reconcile, Logger: s.log,
+		Observer: s.observer(),
+	})
+	if err != nil {
+		return err
+	}
+	s.linkCluster(n, n.WebhookPending())
+	return nil
+}
+
+// linkCluster makes c the hub's broker and state, and p the webhooks'
+// record of delayed events.
+func (s *Server) linkCluster(c clusterLink, p webhook.Pending) {
+	s.hub.SetBroker(c)
+	s.hub.SetState(c.State())
+	s.cluster, s.pending = c, p
 }
 
 // serveReady answers GET /ready: 200 when the node can serve its cluster,

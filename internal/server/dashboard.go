@@ -32,7 +32,7 @@ func (s *Server) mountDashboard(mux *http.ServeMux, api http.Handler) {
 		Settings: s.cfg.Dashboard, Hub: s.hub, Apps: s.apps, API: api, Snapshot: s.snapshot,
 		Node: strconv.FormatUint(s.hub.Node(), 10), Logger: s.log, RedisPrefix: s.cfg.Redis.Prefix,
 	}
-	if s.cluster != nil {
+	if s.cluster != nil && s.cfg.Redis.URL != "" {
 		rdb, err := cluster.Dial(s.cfg.Redis.URL)
 		if err != nil {
 			s.log.Warn("dashboard: no cluster view", "err", err)

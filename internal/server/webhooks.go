@@ -41,11 +41,7 @@ func (s *Server) startWebhooks() {
 	if s.webhooks == nil {
 		return
 	}
-	var p webhook.Pending
-	if s.cluster != nil {
-		p = s.cluster.WebhookPending()
-	}
-	s.webhooks.Start(p)
+	s.webhooks.Start(s.pending)
 }
 
 // closeWebhooks sends what the webhooks hold within ctx. In a cluster it

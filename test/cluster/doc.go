@@ -13,5 +13,13 @@
 // except in CI (CI=true), where they fail: CI must always run them. The
 // cluster tests with the official Pusher clients live in e2e/test/cluster-*.
 //
+// The same cluster behaviours run over NATS with JetStream (nats_test.go:
+// cross-node delivery, presence across nodes, a killed node reaped), on the
+// machine's NATS at 127.0.0.1:4222 under a prefix of their own; NATS's
+// fault tests run in process, in internal/natscluster.
+//
+// backend_bench_test.go measures the same operations on Redis and on NATS
+// in one run, so that docs/cluster.md can quote their ratio.
+//
 // The package has no non-test code; this file only documents it.
 package cluster

@@ -65,6 +65,14 @@ type node struct {
 // waits until it serves. It is killed when the test ends.
 func startNode(t *testing.T, bin, name, redisURL, prefix string) *node {
 	t.Helper()
+	return startNodeOn(t, bin, name, "--redis-url", redisURL, "--redis-prefix", prefix)
+}
+
+// startNodeOn runs roost with one app, joined to a cluster by the backend's
+// flags (such as testutil.NATSFlags), and waits until it serves. It is
+// killed when the test ends.
+func startNodeOn(t *testing.T, bin, name string, backend ...string) *node {
+	t.Helper()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "roost.yaml")
 	yaml := fmt.Sprintf("apps:\n  - { id: %q, key: %q, secret: %q, client_events: true }\n", appID, appKey, appSecret)
@@ -72,8 +80,7 @@ func startNode(t *testing.T, bin, name, redisURL, prefix string) *node {
 		t.Fatal(err)
 	}
 	n := &node{t: t, name: name, http: &http.Client{Timeout: 10 * time.Second}}
-	n.cmd = exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--config", cfg,
-		"--redis-url", redisURL, "--redis-prefix", prefix)
+	n.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--config", cfg}, backend...)...)
 	n.cmd.Env = withoutRoostVars(os.Environ())
 	n.cmd.Stderr = &n.stderr
 	stdout, err := n.cmd.StdoutPipe()

@@ -1,0 +1,227 @@
+package natscluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/roostproject/roost/internal/hub"
+)
+
+// Config holds what a cluster node needs.
+type Config struct {
+	// URL is "nats://[user:password@]host:port", several comma-separated
+	// for a NATS cluster, or "tls://..." (TLS). JetStream must be enabled.
+	URL string
+	// Prefix starts every subject and bucket name, so clusters can share
+	// one NATS: letters, digits, '_' and '-'. Zero value means "roost".
+	Prefix string
+	// Node is this node's id: the first part of its socket_ids.
+	Node uint64
+	// Apps are the ids of every app.
+	Apps []string
+	// Deliver hands a message to this node's subscribers (hub.Deliver).
+	Deliver func(*hub.Message)
+	// Reconcile corrects what this node's presence subscribers have been
+	// told against the store (hub.Reconcile); the node calls it after an
+	// outage. Nil means never.
+	Reconcile func(ctx context.Context, removals bool)
+	// NodeTTL is how long a node's heartbeat lives: a node silent this long
+	// is taken for dead. It is refreshed every NodeTTL/3, the heartbeat
+	// period. Zero value means 15s.
+	NodeTTL time.Duration
+	// SlowReply is how long NATS may take to answer one call. Zero value
+	// means 3s.
+	SlowReply time.Duration
+	// Outbox is how many outbound messages may wait while NATS is slow or
+	// away; more are dropped and counted. Zero value means 65536.
+	Outbox int
+	// Logger; nil means slog.Default().
+	Logger *slog.Logger
+	// Observer is told of the cluster-wide transitions only the cluster
+	// sees: channels occupied and vacated, and the members of a dead node
+	// removed. Zero value (nil) means nobody.
+	Observer hub.Observer
+}
+
+func (c *Config) applyDefaults() {
+	if c.Prefix == "" {
+		c.Prefix = "roost"
+	}
+	if c.NodeTTL <= 0 {
+		c.NodeTTL = 15 * time.Second
+	}
+	if c.SlowReply <= 0 {
+		c.SlowReply = 3 * time.Second
+	}
+	if c.Outbox <= 0 {
+		c.Outbox = 65536
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Observer == nil {
+		c.Observer = hub.NopObserver{}
+	}
+}
+
+// Node is one roost node's link to a cluster over NATS. It is a hub.Broker,
+// and State returns the cluster's versions of the hub's shared state.
+type Node struct {
+	cfg  Config
+	node string
+	nc   *nats.Conn
+	js   jetstream.JetStream
+	log  *slog.Logger
+	kv   atomic.Pointer[buckets] // nil until JetStream has answered
+
+	outbox  chan outbound
+	dropped atomic.Int64
+	subs    subQueue
+	in      chan *nats.Msg // every channel subject's messages, for receiveLoop
+
+	link     link
+	epoch    atomic.Uint64
+	until    atomic.Int64 // Unix ns: reconciliation rounds run until then
+	deferred deferred
+
+	// This node's own share of the shared state, to answer from while NATS
+	// is away and to write again when it comes back. A change takes
+	// changes.RLock and the stripe of its key; a resync takes changes.Lock,
+	// so that what it writes is the share after every change before it.
+	presence presence
+	users    users
+	counts   counts
+	changes  sync.RWMutex
+	stripes  [64]sync.Mutex
+	guesses  guesses // the values this node last wrote, to change them in one round trip
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+var _ hub.Broker = (*Node)(nil)
+
+// New connects to NATS and starts the node's goroutines. A bad URL is an
+// error; an unreachable NATS is not: the node starts degraded and keeps
+// trying.
+func New(cfg Config) (*Node, error) {
+	cfg.applyDefaults()
+	n := &Node{
+		cfg: cfg, node: strconv.FormatUint(cfg.Node, 10), log: cfg.Logger,
+		outbox: make(chan outbound, cfg.Outbox), subs: subQueue{wake: make(chan struct{}, 1)},
+		in: make(chan *nats.Msg, cfg.Outbox), link: newLink(),
+	}
+	n.link.dirty.Store(true) // the first beat writes the (empty) shares, clearing a former node's with this id
+	n.presence = presence{n: n, local: hub.NewMemoryPresence()}
+	n.users = users{n: n, local: hub.NewMemoryUsers()}
+	n.counts = newCounts(n)
+	n.ctx, n.cancel = context.WithCancel(context.Background())
+	nc, err := nats.Connect(cfg.URL, n.options()...)
+	if err != nil {
+		n.cancel()
+		return nil, fmt.Errorf("natscluster: nats url: %w", err)
+	}
+	n.nc = nc
+	if n.js, err = jetstream.New(nc); err != nil {
+		nc.Close()
+		n.cancel()
+		return nil, fmt.Errorf("natscluster: jetstream: %w", err)
+	}
+	n.start(n.publishLoop, n.receiveLoop, n.subscribeLoop, n.tickLoop)
+	n.heartbeat()
+	n.start(n.healthLoop)
+	return n, nil
+}
+
+// options are the connection's: it retries for ever, a failed first
+// connection included, and tells the node when it drops and comes back.
+func (n *Node) options() []nats.Option {
+	return []nats.Option{
+		nats.Name("roost node " + n.node),
+		nats.RetryOnFailedConnect(true),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(probeEvery),
+		nats.Timeout(time.Second),
+		nats.PingInterval(n.cfg.SlowReply),
+		nats.MaxPingsOutstanding(1),
+		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
+			if !nc.IsClosed() {
+				n.down(err)
+			}
+		}),
+		nats.ReconnectHandler(func(*nats.Conn) { n.link.suspect() }),
+		nats.ConnectHandler(func(*nats.Conn) { n.link.suspect() }),
+	}
+}
+
+func (n *Node) start(loops ...func()) {
+	for _, f := range loops {
+		n.wg.Add(1)
+		go func() { defer n.wg.Done(); f() }()
+	}
+}
+
+// Close stops the node's goroutines and removes its heartbeat, so the others
+// clean up after it at once.
+func (n *Node) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	for len(n.outbox) > 0 && n.link.healthy.Load() && sleep(ctx, 10*time.Millisecond) {
+	}
+	n.counts.flush()
+	if b := n.kv.Load(); b != nil && n.link.healthy.Load() {
+		n.nc.FlushTimeout(time.Second)
+		b.alive.Delete(ctx, n.node)
+	}
+	n.cancel()
+	n.wg.Wait()
+	n.nc.Close()
+	return nil
+}
+
+// State returns the cluster-wide presence, users, counts and cache, for
+// hub.SetState.
+func (n *Node) State() hub.State {
+	return hub.State{Presence: &n.presence, Users: &n.users, Counts: &n.counts, Cache: cache{n}}
+}
+
+// Ready reports nil when NATS and its JetStream answer, else why the node
+// is degraded.
+func (n *Node) Ready() error {
+	if !n.link.healthy.Load() {
+		return errors.New("nats unreachable: local delivery only, cluster traffic buffered")
+	}
+	return nil
+}
+
+// Dropped returns how many outbound messages were dropped because the
+// outbox was full or NATS refused them.
+func (n *Node) Dropped() int64 { return n.dropped.Load() }
+
+// Duplicates returns how many messages from other nodes arrived twice and
+// were dropped: none on NATS, which delivers a publish at most once, and
+// the node never publishes a message again (the Redis backend retries a
+// publish whose reply timed out, and counts the copies it drops).
+func (n *Node) Duplicates() int64 { return 0 }
+
+// sleep waits d unless ctx ends first; it reports whether ctx is still live.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
