@@ -74,6 +74,7 @@ func commonFlags(fs *flag.FlagSet, c *bench.Common) *bool {
 	fs.StringVar(&c.Transport, "transport", "epoll", "transport of the child server: epoll or portable")
 	fs.DurationVar(&c.ActivityTimeout, "activity-timeout", 0, "activity timeout of the child server (default 120s)")
 	fs.DurationVar(&c.Settle, "settle", 3*time.Second, "least time to let the server settle before measuring")
+	fs.BoolVar(&c.Deflate, "deflate", false, "clients offer permessage-deflate; a child server's app accepts it")
 	return fs.Bool("json", false, "print the result as JSON")
 }
 
@@ -131,6 +132,7 @@ func benchFanout(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs.Float64Var(&o.RampRate, "ramp", 4000, "new connections per second while subscribing")
 	fs.IntVar(&o.Publishers, "publishers", 4, "concurrent HTTP publishers")
 	fs.StringVar(&o.PublishURL, "publish-url", "", "publish through this other cluster node (http://host:port) instead of --url")
+	fs.IntVar(&o.DataBytes, "data-bytes", 0, "pad each event's data to about this many bytes (0: a 19-byte timestamp)")
 	if !parseMode(fs, args, &o.Common, stderr) {
 		return 2
 	}

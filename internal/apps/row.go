@@ -56,6 +56,8 @@ func decodeColumn(a *config.App, col string, v any) error {
 		a.Enabled, err = optFlag(v)
 	case "enable_client_messages":
 		a.ClientEvents, err = flag(v)
+	case "compression":
+		a.Compression, err = flag(v)
 	case "max_connections":
 		a.MaxConnections, err = connLimit(v)
 	case "max_presence_members_per_channel":

@@ -146,3 +146,17 @@ func TestBadWebhooksColumnRefusesTheApp(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeRowCompression reads roost's optional compression column.
+func TestDecodeRowCompression(t *testing.T) {
+	cols := []string{"id", "key", "secret", "compression"}
+	for _, v := range []any{int64(1), true, []byte("1")} {
+		a, err := decodeRow(cols, []any{"a", "k", "s", v})
+		if err != nil || !a.Compression {
+			t.Fatalf("compression %v: %+v, %v", v, a.Compression, err)
+		}
+	}
+	if a, _ := decodeRow(soketiCols[:3], []any{"a", "k", "s"}); a.Compression {
+		t.Fatal("compression without the column")
+	}
+}

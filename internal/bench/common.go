@@ -19,6 +19,9 @@ type Common struct {
 	// ActivityTimeout of the child server. Zero value means roost's default
 	// (120 s).
 	ActivityTimeout time.Duration
+	// Deflate has the clients offer permessage-deflate and a child server's
+	// app accept it (apps[].compression). Zero value means neither.
+	Deflate bool
 	// Spawn starts workers; nil means SelfSpawner.
 	Spawn Spawner
 	// ServerSpawn starts child servers; nil means SelfServer.
@@ -48,7 +51,7 @@ func (c *Common) start(ctx context.Context) (Target, func(), error) {
 		tr = "epoll"
 	}
 	srv, err := StartServer(ctx, ServerOptions{Transport: tr, ActivityTimeout: c.ActivityTimeout,
-		Spawn: c.ServerSpawn, Stderr: c.Stderr})
+		Compression: c.Deflate, Spawn: c.ServerSpawn, Stderr: c.Stderr})
 	if err != nil {
 		return Target{}, nil, err
 	}
@@ -58,7 +61,7 @@ func (c *Common) start(ctx context.Context) (Target, func(), error) {
 // fleet starts workers for n connections against t.
 func (c *Common) fleet(t Target, n, channels, pool int, ping time.Duration) (*Fleet, error) {
 	return StartFleet(FleetConfig{URL: t.WebSocketURL(), Workers: WorkersFor(n), Channels: channels,
-		ChannelPool: pool, Ping: ping, Spawn: c.Spawn, Stderr: c.Stderr})
+		ChannelPool: pool, Ping: ping, Deflate: c.Deflate, Spawn: c.Spawn, Stderr: c.Stderr})
 }
 
 // maxFailures is how many failed connections a ramp of n tolerates.

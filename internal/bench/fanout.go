@@ -24,6 +24,11 @@ type FanoutOptions struct {
 	// through ("http://host:port"), so that every event crosses Redis to
 	// reach the subscribers. Zero value means the subscribers' server.
 	PublishURL string
+	// DataBytes pads each event's data to about this many bytes with a
+	// JSON list of records, as a real event's data would be, so that
+	// compression (Common.Deflate) has something to work on. Zero value
+	// means only the timestamp (19 bytes).
+	DataBytes int
 }
 
 func (o *FanoutOptions) defaults() {
@@ -141,6 +146,7 @@ func publishWindow(ctx context.Context, o *FanoutOptions, p *Probe, f *Fleet, pr
 		via.URL = o.PublishURL
 	}
 	pub := newPublisher(via, fanoutChannel, o.Publishers)
+	pub.pad = padding(o.DataBytes)
 	done := make(chan struct{})
 	go func() { defer close(done); pub.run(ctx, o.Rate, o.Duration, o.Publishers) }()
 	showPublishing(pr, f, pub, done, recv0)

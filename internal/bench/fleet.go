@@ -60,6 +60,8 @@ type FleetConfig struct {
 	// Ping overrides the client ping interval; zero means the server's
 	// activity_timeout, as pusher-js does.
 	Ping time.Duration
+	// Deflate has the connections offer permessage-deflate.
+	Deflate bool
 	// Spawn starts a worker; nil means SelfSpawner.
 	Spawn Spawner
 	// Stderr receives the workers' standard error; nil discards it.
@@ -128,6 +130,7 @@ func startWorker(cfg FleetConfig, i int) (*workerProc, error) {
 		"--url", cfg.URL, "--source", "127.0.0." + strconv.Itoa(cfg.FirstSource+i), "--id", strconv.Itoa(i),
 		"--channels", strconv.Itoa(cfg.Channels), "--pool", strconv.Itoa(cfg.ChannelPool), "--ping", cfg.Ping.String(), "--also", cfg.Also,
 		"--offset", strconv.Itoa(cfg.offset(i)),
+		"--deflate=" + strconv.FormatBool(cfg.Deflate),
 	})
 	cmd.Stderr = cfg.Stderr
 	stdin, err := cmd.StdinPipe()

@@ -25,6 +25,7 @@ type publisher struct {
 	sent    atomic.Int64
 	errs    atomic.Int64
 	lastErr atomic.Pointer[string]
+	pad     string // follows the timestamp in each event's data (padding)
 }
 
 func newPublisher(t Target, channel string, workers int) *publisher {
@@ -68,7 +69,8 @@ loop:
 	wg.Wait()
 }
 
-// publish sends one event whose data is the current time in nanoseconds.
+// publish sends one event whose data is the current time in nanoseconds,
+// then p.pad.
 func (p *publisher) publish(ctx context.Context) {
 	path := "/apps/" + p.target.AppID + "/events"
 	stamp := strconv.FormatInt(time.Now().UnixNano(), 10)
@@ -76,7 +78,7 @@ func (p *publisher) publish(ctx context.Context) {
 	if p.pick != nil {
 		channel = p.pick()
 	}
-	body := []byte(`{"name":"` + BenchEvent + `","channel":"` + channel + `","data":"` + stamp + `"}`)
+	body := []byte(`{"name":"` + BenchEvent + `","channel":"` + channel + `","data":"` + stamp + p.pad + `"}`)
 	q := auth.SignRequest(http.MethodPost, path, nil, body, p.target.Key, p.target.Secret, time.Now())
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.target.URL+path+"?"+q.Encode(), bytes.NewReader(body))
 	if err != nil {
@@ -96,6 +98,26 @@ func (p *publisher) publish(ctx context.Context) {
 		return
 	}
 	p.sent.Add(1)
+}
+
+// padding returns text to follow an event's timestamp so that its data is
+// about n bytes: a space and a JSON list of records, its quotes escaped for
+// the JSON string the data travels in (escapes is what that adds). Empty
+// for n under 64.
+func padding(n int) string {
+	if n < 64 {
+		return ""
+	}
+	b := []byte(" [")
+	escapes := 0
+	for i := 0; 19+len(b)-escapes < n-40; i++ {
+		escapes += 12 // the quotes of one record
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = fmt.Appendf(b, `{\"id\":%d,\"sku\":\"SKU-%05d\",\"status\":\"shipped\",\"qty\":%d}`, i, 7919*i%100000, i%7+1)
+	}
+	return string(append(b, ']'))
 }
 
 func (p *publisher) fail(err error) {

@@ -86,6 +86,8 @@ type ServerOptions struct {
 	// ActivityTimeout is the server's activity_timeout; zero means its
 	// default (120 s).
 	ActivityTimeout time.Duration
+	// Compression turns on the bench app's compression (permessage-deflate).
+	Compression bool
 	// Spawn starts the server; nil means SelfServer.
 	Spawn ServerSpawner
 	// Stderr receives the server's log; nil discards it.
@@ -119,6 +121,9 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 		"ROOST_APP_ID="+benchAppID, "ROOST_APP_KEY="+benchAppKey, "ROOST_APP_SECRET="+benchAppSecret)
 	if o.ActivityTimeout > 0 {
 		cmd.Env = append(cmd.Env, "ROOST_ACTIVITY_TIMEOUT="+o.ActivityTimeout.String())
+	}
+	if o.Compression {
+		cmd.Env = append(cmd.Env, "ROOST_APP_COMPRESSION=true")
 	}
 	cmd.Env = append(cmd.Env, o.Env...)
 	cmd.Stderr = o.Stderr

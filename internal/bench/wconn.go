@@ -62,7 +62,7 @@ func (w *worker) fail(err error) {
 func (w *worker) dial() (*ws.Client, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(w.ctx, handshakeTimeout)
 	defer cancel()
-	c, err := ws.Dial(ctx, w.cfg.url, &ws.DialOptions{LocalAddr: w.cfg.source})
+	c, err := ws.Dial(ctx, w.cfg.url, &ws.DialOptions{LocalAddr: w.cfg.source, Deflate: w.cfg.deflate})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -266,8 +266,8 @@ func eventStamp(msg []byte) (int64, bool) {
 		return 0, false
 	}
 	rest := msg[i+len(key):]
-	end := bytes.IndexByte(rest, '"')
-	if end < 0 {
+	end := bytes.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if end < 0 || (rest[end] != '"' && rest[end] != ' ') {
 		return 0, false
 	}
 	ts, err := strconv.ParseInt(string(rest[:end]), 10, 64)

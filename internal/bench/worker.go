@@ -81,6 +81,7 @@ type workerConfig struct {
 	offset   int64  // added to connection numbers when drawing from the pool
 	also     string // a channel every connection subscribes to besides its own
 	ping     time.Duration
+	deflate  bool
 }
 
 // histShards spreads latency recording over several locks.
@@ -140,6 +141,7 @@ func parseWorkerFlags(args []string, stderr io.Writer) (workerConfig, error) {
 	fs.Int64Var(&c.offset, "offset", 0, "add this to connection numbers when drawing channels from the pool")
 	fs.StringVar(&c.also, "also", "", "a `channel` every connection subscribes to as well")
 	fs.DurationVar(&c.ping, "ping", 0, "send pusher:ping after this much silence (0: the server's activity_timeout)")
+	fs.BoolVar(&c.deflate, "deflate", false, "offer permessage-deflate")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}

@@ -24,6 +24,12 @@ type App struct {
 	// SubscriptionCount sends pusher_internal:subscription_count to
 	// subscribers of non-presence channels. Zero value means not sent.
 	SubscriptionCount bool `yaml:"subscription_count" json:"subscription_count" env:"ROOST_APP_SUBSCRIPTION_COUNT" default:"false" help:"send pusher_internal:subscription_count to subscribers of non-presence channels"`
+	// Compression accepts permessage-deflate (RFC 7692) from the app's
+	// clients that offer it: events published to them are sent compressed,
+	// each compressed once for every subscriber that negotiated it, and
+	// their compressed messages are inflated. Zero value means off: offers
+	// are ignored.
+	Compression bool `yaml:"compression" json:"compression" env:"ROOST_APP_COMPRESSION" default:"false" help:"accept permessage-deflate from clients that offer it: published events go out compressed, once per publish"`
 	// AllowedOrigins lists the web origins whose pages may connect, by host:
 	// "example.com", "*.example.com" (its subdomains) or "*" (any). A
 	// handshake whose Origin header names another host gets HTTP 403; one

@@ -45,6 +45,7 @@ apps:
     enabled: false
     client_events: true
     subscription_count: true
+    compression: true
     allowed_origins: [example.com, "*.example.org"]
     max_connections: 500
     max_presence_members: 50
@@ -92,7 +93,7 @@ func fullConfig() Config {
 			MaxMemory: 1 << 30,
 		},
 		Apps: []App{
-			{ID: "1", Key: "k1", Secret: "s1", Enabled: &f, ClientEvents: true, SubscriptionCount: true,
+			{ID: "1", Key: "k1", Secret: "s1", Enabled: &f, ClientEvents: true, SubscriptionCount: true, Compression: true,
 				AllowedOrigins: []string{"example.com", "*.example.org"}, MaxConnections: 500, MaxPresenceMembers: 50,
 				MaxPresenceUserInfo: 2048, MaxBackendEventsPerSec: 300, MaxReadReqPerSec: 40, MaxClientEventsPerSec: 400,
 				Webhooks: []Webhook{{URL: "https://hooks.example/pusher", EventTypes: []string{"channel_occupied", "member_added"}}}},

@@ -10,7 +10,7 @@ import (
 type nopSub struct{ seq uint64 }
 
 func (n *nopSub) SocketSeq() uint64       { return n.seq }
-func (n *nopSub) Deliver([]byte)          {}
+func (n *nopSub) Deliver(*hub.Frame)      {}
 func (n *nopSub) Terminate()              {}
 func (n *nopSub) Moved(*hub.Channel, int) {}
 

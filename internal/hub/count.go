@@ -75,11 +75,11 @@ func (h *Hub) publishCount(ch *Channel) {
 
 func (h *Hub) sendCounts(ctx context.Context, ch *Channel) {
 	for {
-		n, err := h.counts.Count(ctx, ch.app, ch.name)
+		n, err := h.counts.Count(ctx, ch.app.id, ch.name)
 		if err == nil && n > 0 {
-			h.observer.SubscriptionCount(ch.app, ch.name, n)
+			h.observer.SubscriptionCount(ch.app.id, ch.name, n)
 			data := `{"subscription_count":` + strconv.Itoa(n) + `}`
-			h.broker.Publish(&Message{App: ch.app, Channel: ch.name, Event: "pusher_internal:subscription_count", Data: data})
+			h.broker.Publish(&Message{App: ch.app.id, Channel: ch.name, Event: "pusher_internal:subscription_count", Data: data})
 		}
 		ch.mu.Lock()
 		c := &ch.extra().counts

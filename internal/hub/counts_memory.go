@@ -30,9 +30,13 @@ func (c memoryCounts) Channels(_ context.Context, app, prefix string) (map[strin
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	counts := make(map[string]int)
-	for name, ch := range h.apps[app] {
-		if strings.HasPrefix(name, prefix) {
-			counts[name] = ch.Count()
+	a := h.apps[app]
+	if a == nil {
+		return counts, nil
+	}
+	for ch := range a.table.all() {
+		if strings.HasPrefix(ch.name, prefix) {
+			counts[ch.name] = ch.Count()
 		}
 	}
 	return counts, nil

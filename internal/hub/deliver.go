@@ -40,34 +40,73 @@ func (h *Hub) Deliver(m *Message) {
 	frame := h.encode(m)
 	h.observe(ch, m, frame)
 	except := h.localSeq(m.Except)
-	h.post(ch, Delivery{Channel: ch, Frame: frame, Except: except})
+	h.post(ch, Delivery{Channel: ch, Frame: NewFrame(frame, h.compress), Except: except})
 }
 
+// post hands d to every shard with subscribers of ch: the solo
+// subscriber's and those with a list. A solo subscriber moves into a list
+// of the same shard before the solo bits are cleared, so reading the bits
+// first and skipping their shard when it has a list posts it once.
 func (h *Hub) post(ch *Channel, d Delivery) {
-	for i := range ch.shards {
-		if ch.shards[i].Load() == nil {
-			continue
+	solo := ch.solo()
+	if lists := ch.lists(); lists != nil {
+		for i := range *lists {
+			if (*lists)[i].Load() == nil {
+				continue
+			}
+			if i == solo {
+				solo = -1
+			}
+			d.Shard = i
+			h.shards[i].Post(d)
 		}
-		d.Shard = i
-		h.shards[i].Post(d)
+	}
+	if solo >= 0 {
+		d.Shard = solo
+		h.shards[solo].Post(d)
 	}
 }
 
 // Flush writes d to its shard's subscribers. The shard calls it from the
-// goroutine that owns its connections.
+// goroutine that owns its connections. Under the shard's mutex a channel
+// is in one form or the other: a solo subscriber here, or lists.
 func (h *Hub) Flush(d Delivery) {
 	h.locks[d.Shard].Lock()
 	defer h.locks[d.Shard].Unlock()
-	l := d.Channel.shards[d.Shard].Load()
-	if l == nil {
+	ch := d.Channel
+	if ch.solo() == d.Shard {
+		d.send(ch.one)
 		return
 	}
-	for _, s := range l.subs {
-		switch {
-		case d.terminate:
+	if lists := ch.lists(); lists != nil {
+		if l := (*lists)[d.Shard].Load(); l != nil {
+			d.sendAll(l.subs)
+		}
+	}
+}
+
+// send gives d to one subscriber; the shard's mutex is held.
+func (d *Delivery) send(s Subscriber) {
+	switch {
+	case d.terminate:
+		s.Terminate()
+	case d.Except == 0 || s.SocketSeq() != d.Except:
+		s.Deliver(d.Frame)
+	}
+}
+
+// sendAll gives d to each of subs; the shard's mutex is held.
+func (d *Delivery) sendAll(subs []Subscriber) {
+	if d.terminate {
+		for _, s := range subs {
 			s.Terminate()
-		case d.Except == 0 || s.SocketSeq() != d.Except:
-			s.Deliver(d.Frame)
+		}
+		return
+	}
+	frame, except := d.Frame, d.Except
+	for _, s := range subs {
+		if except == 0 || s.SocketSeq() != except {
+			s.Deliver(frame)
 		}
 	}
 }
@@ -75,5 +114,8 @@ func (h *Hub) Flush(d Delivery) {
 func (h *Hub) lookup(app, name string) *Channel {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	return h.apps[app][name]
+	if a := h.apps[app]; a != nil {
+		return a.table.get(name)
+	}
+	return nil
 }

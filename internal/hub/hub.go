@@ -15,8 +15,9 @@ import (
 type Subscriber interface {
 	// SocketSeq is the local part of the connection's socket_id, for exclusion.
 	SocketSeq() uint64
-	// Deliver writes one complete, immutable WebSocket frame.
-	Deliver(frame []byte)
+	// Deliver writes one published frame, in the form the connection
+	// negotiated (Frame.For).
+	Deliver(f *Frame)
 	// Terminate closes the connection (terminate_connections).
 	Terminate()
 	// Moved tells the subscriber its new position in ch's list of its shard.
@@ -38,7 +39,7 @@ type Shard interface {
 type Delivery struct {
 	Channel   *Channel
 	Shard     int
-	Frame     []byte // nil for a terminate
+	Frame     *Frame // nil for a terminate
 	Except    uint64 // socket sequence to skip; 0 = none
 	terminate bool
 }
@@ -49,6 +50,9 @@ type Config struct {
 	Shards int
 	// Encode turns a message into the WebSocket frame sent to subscribers.
 	Encode func(*Message) []byte
+	// Compress turns such a frame into its permessage-deflate form, or nil
+	// when that is not smaller (see Frame). Zero value means never.
+	Compress func([]byte) []byte
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// StoreWait bounds every wait for the shared state (see async); zero
@@ -58,11 +62,12 @@ type Config struct {
 
 // Hub indexes channels per app and fans messages out to the shards.
 type Hub struct {
-	encode func(*Message) []byte
-	node   uint64
-	seq    atomic.Uint64
-	now    func() time.Time
-	conns  connections
+	encode   func(*Message) []byte
+	compress func([]byte) []byte
+	node     uint64
+	seq      atomic.Uint64
+	now      func() time.Time
+	conns    connections
 
 	// The broker and the shared state: in memory on one node, replaced by
 	// SetBroker and SetState in a cluster.
@@ -87,7 +92,7 @@ type Hub struct {
 	locks  []sync.Mutex
 
 	mu        sync.RWMutex // guards apps, channel creation/removal and the totals
-	apps      map[string]map[string]*Channel
+	apps      map[string]*appChannels
 	nchannels int // channels in apps
 	nsubs     int // subscriptions, the sum of their counts
 }
@@ -104,6 +109,7 @@ func New(cfg Config, node uint64) *Hub {
 	}
 	h := &Hub{
 		encode:   cfg.Encode,
+		compress: cfg.Compress,
 		now:      cfg.Now,
 		conns:    connections{count: make(map[string]int)},
 		node:     node,
@@ -114,7 +120,7 @@ func New(cfg Config, node uint64) *Hub {
 		cache:    NewMemoryCache(cfg.Now),
 		shards:   make([]Shard, cfg.Shards),
 		locks:    make([]sync.Mutex, cfg.Shards),
-		apps:     make(map[string]map[string]*Channel),
+		apps:     make(map[string]*appChannels),
 		observer: NopObserver{},
 	}
 	h.broker = NewMemoryBroker(h.Deliver)

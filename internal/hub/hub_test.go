@@ -23,7 +23,7 @@ type sub struct {
 }
 
 func (s *sub) SocketSeq() uint64            { return s.seq }
-func (s *sub) Deliver(f []byte)             { s.got = append(s.got, f) }
+func (s *sub) Deliver(f *Frame)             { s.got = append(s.got, f.Plain()) }
 func (s *sub) Terminate()                   { s.terminated = true }
 func (s *sub) Moved(ch *Channel, i int)     { s.index[ch] = i }
 func newSub(seq uint64) *sub                { return &sub{seq: seq, index: map[*Channel]int{}} }
@@ -203,7 +203,7 @@ func TestSocketIDRoundTrip(t *testing.T) {
 type nop struct{ seq uint64 }
 
 func (n *nop) SocketSeq() uint64   { return n.seq }
-func (n *nop) Deliver([]byte)      {}
+func (n *nop) Deliver(*Frame)      {}
 func (n *nop) Terminate()          {}
 func (n *nop) Moved(*Channel, int) {}
 

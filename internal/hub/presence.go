@@ -45,13 +45,13 @@ func (h *Hub) Join(ch *Channel, shard int, m Member, max int, except string, don
 		if err = h.learn(ctx, ch); err != nil {
 			return
 		}
-		first, jerr := h.presence.Join(ctx, ch.app, ch.name, m, max)
+		first, jerr := h.presence.Join(ctx, ch.app.id, ch.name, m, max)
 		if err = unavailable(jerr); err == nil && first {
-			h.observer.MemberAdded(ch.app, ch.name, m.ID)
+			h.observer.MemberAdded(ch.app.id, ch.name, m.ID)
 			if c := h.Console(); c != nil {
-				c.MemberAdded(ch.app, ch.name, m.ID)
+				c.MemberAdded(ch.app.id, ch.name, m.ID)
 			}
-			h.broker.Publish(MemberAdded(ch.app, ch.name, m, except))
+			h.broker.Publish(MemberAdded(ch.app.id, ch.name, m, except))
 		}
 	}, func() { done(err) })
 }
@@ -60,7 +60,7 @@ func (h *Hub) Join(ch *Channel, shard int, m Member, max int, except string, don
 // member_removed if that was the user's last connection across the
 // cluster. It may be called from any goroutine.
 func (h *Hub) Leave(ch *Channel, user string) {
-	app, name := ch.app, ch.name
+	app, name := ch.app.id, ch.name
 	h.background(func(ctx context.Context) {
 		if last, err := h.presence.Leave(ctx, app, name, user); err == nil && last {
 			h.observer.MemberRemoved(app, name, user)

@@ -21,14 +21,14 @@ func (h *Hub) Reconcile(ctx context.Context, removals bool) {
 		if !h.startRound(ch) {
 			continue
 		}
-		members, err := h.presence.Members(ctx, ch.app, ch.name)
+		members, err := h.presence.Members(ctx, ch.app.id, ch.name)
 		added, removed := h.endRound(ch, members, err == nil)
 		for _, m := range added {
-			h.Deliver(MemberAdded(ch.app, ch.name, m, ""))
+			h.Deliver(MemberAdded(ch.app.id, ch.name, m, ""))
 		}
 		for _, id := range removed {
 			if removals {
-				h.Deliver(MemberRemoved(ch.app, ch.name, id))
+				h.Deliver(MemberRemoved(ch.app.id, ch.name, id))
 			}
 		}
 	}
@@ -39,9 +39,9 @@ func (h *Hub) presenceChannels() []*Channel {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	var out []*Channel
-	for _, chans := range h.apps {
-		for _, ch := range chans {
-			if ch.kind.IsPresence() {
+	for _, a := range h.apps {
+		for ch := range a.table.all() {
+			if ch.kind().IsPresence() {
 				out = append(out, ch)
 			}
 		}

@@ -1,26 +1,20 @@
 package hub
 
-import (
-	"sync/atomic"
-
-	"github.com/roostproject/roost/internal/pusher"
-)
-
 // Acquire returns the channel, creating it (and telling the broker) when it
 // has no local subscription yet, and counts one more subscription on it.
 // Every Acquire is paired with one Release.
 func (h *Hub) Acquire(app, name string) *Channel {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	chans := h.apps[app]
-	if chans == nil {
-		chans = make(map[string]*Channel)
-		h.apps[app] = chans
+	a := h.apps[app]
+	if a == nil {
+		a = &appChannels{id: app}
+		h.apps[app] = a
 	}
-	ch := chans[name]
+	ch := a.table.get(name)
 	if ch == nil {
-		ch = &Channel{app: app, name: name, kind: pusher.KindOf(name), shards: make([]atomic.Pointer[shardList], len(h.shards))}
-		chans[name] = ch
+		ch = &Channel{app: a, name: name}
+		a.table.put(ch)
 		h.nchannels++
 		h.broker.Subscribe(app, name, func() { h.channelReady(ch) })
 		if h.localCounts {
@@ -37,46 +31,88 @@ func (h *Hub) Acquire(app, name string) *Channel {
 func (h *Hub) Release(ch *Channel) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.counts.Subscribed(ch.app, ch.name, -1)
+	app := ch.app.id
+	h.counts.Subscribed(app, ch.name, -1)
 	h.nsubs--
 	if ch.count.Add(-1) > 0 {
 		return
 	}
-	chans := h.apps[ch.app]
-	if chans[ch.name] != ch {
+	if h.apps[app] != ch.app || !ch.app.table.remove(ch) {
 		return
 	}
-	delete(chans, ch.name)
 	h.nchannels--
-	if len(chans) == 0 {
-		delete(h.apps, ch.app)
+	if ch.app.table.n == 0 {
+		delete(h.apps, app)
 	}
-	h.broker.Unsubscribe(ch.app, ch.name)
+	h.broker.Unsubscribe(app, ch.name)
 	if h.localCounts {
-		h.observer.ChannelVacated(ch.app, ch.name)
+		h.observer.ChannelVacated(app, ch.name)
 	}
 }
 
 // Attach adds s to ch's subscribers in shard and returns its index there.
-// It must be called from the shard's owning goroutine.
+// It must be called from the shard's owning goroutine. The first
+// subscriber is kept inline (the solo form); a second one moves it into
+// the per-shard lists, which the channel keeps from then on.
 func (h *Hub) Attach(ch *Channel, shard int, s Subscriber) int {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	return h.attach(ch, shard, s)
+}
+
+// attach is Attach with ch.mu held.
+func (h *Hub) attach(ch *Channel, shard int, s Subscriber) int {
+	lists := ch.lists()
+	if lists == nil {
+		if ch.solo() < 0 {
+			h.locks[shard].Lock()
+			ch.one = s
+			ch.state.Or(int32(shard + 1))
+			h.locks[shard].Unlock()
+			return 0
+		}
+		lists = h.unsolo(ch)
+	}
 	h.locks[shard].Lock()
 	defer h.locks[shard].Unlock()
-	l := ch.shards[shard].Load()
+	l := (*lists)[shard].Load()
 	if l == nil {
 		l = &shardList{}
-		ch.shards[shard].Store(l)
+		(*lists)[shard].Store(l)
 	}
 	l.subs = append(l.subs, s)
 	return len(l.subs) - 1
 }
 
+// unsolo moves ch's solo subscriber into new per-shard lists, where its
+// index stays 0, and returns them; ch.mu is held. The lists are published
+// before the solo bits are cleared, so a publisher always finds it.
+func (h *Hub) unsolo(ch *Channel) *shardLists {
+	lists := make(shardLists, len(h.shards))
+	ch.extra().lists.Store(&lists)
+	shard := ch.solo()
+	h.locks[shard].Lock()
+	defer h.locks[shard].Unlock()
+	lists[shard].Store(&shardList{subs: []Subscriber{ch.one}})
+	ch.one = nil
+	ch.state.And(^int32(stateSolo))
+	return &lists
+}
+
 // Detach removes the subscriber at index from ch's list in shard, moving the
 // last subscriber into its place (and telling it so).
 func (h *Hub) Detach(ch *Channel, shard, index int) {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
 	h.locks[shard].Lock()
 	defer h.locks[shard].Unlock()
-	l := ch.shards[shard].Load()
+	if ch.solo() == shard {
+		ch.one = nil
+		ch.state.And(^int32(stateSolo))
+		return
+	}
+	lists := ch.lists()
+	l := (*lists)[shard].Load()
 	last := len(l.subs) - 1
 	if index != last {
 		l.subs[index] = l.subs[last]
@@ -85,7 +121,7 @@ func (h *Hub) Detach(ch *Channel, shard, index int) {
 	l.subs[last] = nil
 	l.subs = l.subs[:last]
 	if last == 0 {
-		ch.shards[shard].Store(nil)
+		(*lists)[shard].Store(nil)
 	}
 }
 
@@ -95,7 +131,7 @@ func (h *Hub) Detach(ch *Channel, shard, index int) {
 // from f, so that every event published after it is delivered.
 func (h *Hub) WhenReady(ch *Channel, shard int, f func()) {
 	ch.mu.Lock()
-	if !ch.ready {
+	if !ch.ready() {
 		x := ch.extra()
 		x.waiters = append(x.waiters, waiter{shard, f})
 		ch.mu.Unlock()
@@ -108,10 +144,10 @@ func (h *Hub) WhenReady(ch *Channel, shard int, f func()) {
 // channelReady is the broker's word that ch's subscription is active.
 func (h *Hub) channelReady(ch *Channel) {
 	ch.mu.Lock()
-	ch.ready = true
+	ch.state.Or(stateReady)
 	var waiters []waiter
-	if ch.x != nil {
-		waiters, ch.x.waiters = ch.x.waiters, nil
+	if x := ch.x.Load(); x != nil {
+		waiters, x.waiters = x.waiters, nil
 	}
 	ch.mu.Unlock()
 	for _, w := range waiters {

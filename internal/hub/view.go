@@ -66,15 +66,15 @@ func (v *view) apply(c change) {
 // Only the members are required: without the last event a joiner gets a
 // cache miss, as it would while the store is away.
 func (h *Hub) learn(ctx context.Context, ch *Channel) error {
-	if ch.kind.IsPresence() && !h.knows(ch, func(x *channelExtra) bool { return x.presence().known }) {
-		members, err := h.presence.Members(ctx, ch.app, ch.name)
+	if ch.kind().IsPresence() && !h.knows(ch, func(x *channelExtra) bool { return x.presence().known }) {
+		members, err := h.presence.Members(ctx, ch.app.id, ch.name)
 		if err != nil {
 			return unavailable(err)
 		}
 		h.learnMembers(ch, members)
 	}
-	if ch.kind.IsCache() && !h.knows(ch, func(x *channelExtra) bool { return x.last().known }) {
-		if m, ttl, ok, err := h.cache.Get(ctx, ch.app, ch.name); err == nil {
+	if ch.kind().IsCache() && !h.knows(ch, func(x *channelExtra) bool { return x.last().known }) {
+		if m, ttl, ok, err := h.cache.Get(ctx, ch.app.id, ch.name); err == nil {
 			h.learnCached(ch, m, ttl, ok)
 		}
 	}
@@ -125,7 +125,7 @@ func (h *Hub) learnCached(ch *Channel, m Message, ttl time.Duration, ok bool) {
 // channel's last event): at once if it does, else after asking the store.
 // Presence channels are prepared by Join.
 func (h *Hub) Prepare(ch *Channel, shard int, done func()) {
-	if !ch.kind.IsCache() || h.knows(ch, func(x *channelExtra) bool { return x.last().known }) {
+	if !ch.kind().IsCache() || h.knows(ch, func(x *channelExtra) bool { return x.last().known }) {
 		done()
 		return
 	}
@@ -136,13 +136,13 @@ func (h *Hub) Prepare(ch *Channel, shard int, done func()) {
 // of it.
 func (h *Hub) observe(ch *Channel, m *Message, frame []byte) {
 	switch {
-	case ch.kind.IsPresence() && (m.Event == pusher.EventMemberAdded || m.Event == pusher.EventMemberRemoved):
+	case ch.kind().IsPresence() && (m.Event == pusher.EventMemberAdded || m.Event == pusher.EventMemberRemoved):
 		if member, ok := memberOf(m.Data); ok {
 			ch.mu.Lock()
 			ch.extra().presence().apply(change{m: member, add: m.Event == pusher.EventMemberAdded})
 			ch.mu.Unlock()
 		}
-	case ch.kind.IsCache() && cacheable(m):
+	case ch.kind().IsCache() && cacheable(m):
 		ch.mu.Lock()
 		*ch.extra().last() = cached{known: true, frame: frame, expires: h.now().Add(CacheTTL)}
 		ch.mu.Unlock()
@@ -167,7 +167,7 @@ func (h *Hub) AttachNew(ch *Channel, shard int, s Subscriber, self *Member) Join
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
 	j := h.snapshot(ch, self)
-	j.Index = h.Attach(ch, shard, s)
+	j.Index = h.attach(ch, shard, s)
 	return j
 }
 
@@ -187,7 +187,7 @@ func (h *Hub) snapshot(ch *Channel, self *Member) Joined {
 	if self != nil {
 		j.Members = withSelf(ch.extra().presence().members, *self)
 	}
-	if ch.kind.IsCache() {
+	if ch.kind().IsCache() {
 		if c := ch.extra().last(); c.frame != nil && h.now().Before(c.expires) {
 			j.Cached = c.frame
 		}

@@ -67,7 +67,7 @@ func (l *loop) add(r *addReq) {
 		l.closeSocket(r.fd)
 		return
 	}
-	c := &conn{l: l, fd: int32(r.fd), slot: slot, seen: l.now}
+	c := &conn{l: l, fd: int32(r.fd), slot: slot, seen: l.now, ws: r.ws}
 	l.conns[slot] = c
 	l.count.Add(1)
 	if s := l.cfg.Stats; s != nil {
@@ -265,8 +265,9 @@ func (c *conn) fail(err error) {
 // SocketSeq implements hub.Subscriber.
 func (c *conn) SocketSeq() uint64 { return c.sess.SocketSeq() }
 
-// Deliver implements hub.Subscriber: write a published frame.
-func (c *conn) Deliver(frame []byte) { c.Send(frame) }
+// Deliver implements hub.Subscriber: write a published frame, compressed
+// if the connection negotiated it.
+func (c *conn) Deliver(f *hub.Frame) { c.Send(f.For(c.ws.Deflate())) }
 
 // Terminate implements hub.Subscriber.
 func (c *conn) Terminate() { c.call().Terminate() }

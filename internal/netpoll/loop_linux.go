@@ -13,6 +13,7 @@ import (
 	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/wheel"
+	"github.com/roostproject/roost/internal/ws"
 )
 
 // wakeSlot is the epoll event data of the loop's eventfd; connections use
@@ -44,6 +45,7 @@ type addReq struct {
 	fd       int
 	buffered []byte
 	app      *config.App
+	ws       ws.State // as the handshake negotiated it
 }
 
 // loop is one epoll instance and the connections it owns.

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/ws"
 )
 
 // Supported reports whether this platform has the epoll transport.
@@ -79,10 +80,11 @@ func CloseDup(fd int) { unix.Close(fd) }
 // Add takes over fd, a socket from Dup whose net.Conn the caller has
 // closed, so that it leaves the Go runtime (docs/design.md, "Leaving the Go
 // runtime") and is served by a loop from now on. buffered are bytes the
-// HTTP server read past the handshake.
-func (p *Poller) Add(fd int, buffered []byte, app *config.App) {
+// HTTP server read past the handshake; st is the decoder state the
+// handshake left (ws.Upgrade), which says whether it negotiated compression.
+func (p *Poller) Add(fd int, buffered []byte, app *config.App, st ws.State) {
 	l := p.loops[p.next.Add(1)%uint32(len(p.loops))]
-	l.post(op{kind: opAdd, add: &addReq{fd: fd, buffered: buffered, app: app}})
+	l.post(op{kind: opAdd, add: &addReq{fd: fd, buffered: buffered, app: app, ws: st}})
 }
 
 // Len returns the number of connections the loops serve.

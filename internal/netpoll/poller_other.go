@@ -8,6 +8,7 @@ import (
 	"net"
 
 	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/ws"
 )
 
 // Supported reports whether this platform has the epoll transport.
@@ -29,7 +30,7 @@ func Dup(net.Conn) (int, error) { return -1, errors.ErrUnsupported }
 func CloseDup(int) {}
 
 // Add is never called on this platform.
-func (*Poller) Add(int, []byte, *config.App) {}
+func (*Poller) Add(int, []byte, *config.App, ws.State) {}
 
 // Len returns 0.
 func (*Poller) Len() int { return 0 }

@@ -20,6 +20,9 @@ type conn struct {
 	t    *Transport
 	nc   net.Conn
 	sess session.Session
+	// deflate: permessage-deflate was negotiated; set before the
+	// goroutines start, then only read.
+	deflate bool
 
 	mu      sync.Mutex // guards queue, queued, closing, failed, why
 	queue   [][]byte
@@ -39,8 +42,8 @@ type conn struct {
 
 var _ session.Conn = (*conn)(nil)
 
-func newConn(t *Transport, nc net.Conn) *conn {
-	return &conn{t: t, nc: nc, wake: make(chan struct{}, 1), done: make(chan struct{}), written: make(chan struct{})}
+func newConn(t *Transport, nc net.Conn, st ws.State) *conn {
+	return &conn{t: t, nc: nc, ws: st, deflate: st.Deflate(), wake: make(chan struct{}, 1), done: make(chan struct{}), written: make(chan struct{})}
 }
 
 // Shard implements session.Conn.
@@ -219,7 +222,7 @@ func (c *conn) call() session.Call { return c.sess.On(c.t.cfg.Env, c) }
 func (c *conn) SocketSeq() uint64 { return c.sess.SocketSeq() }
 
 // Deliver implements hub.Subscriber.
-func (c *conn) Deliver(frame []byte) { c.Send(frame) }
+func (c *conn) Deliver(f *hub.Frame) { c.Send(f.For(c.deflate)) }
 
 // Terminate implements hub.Subscriber.
 func (c *conn) Terminate() { c.call().Terminate() }

@@ -12,6 +12,7 @@ import (
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/session"
 	"github.com/roostproject/roost/internal/transport"
+	"github.com/roostproject/roost/internal/ws"
 )
 
 // Config holds what the transport needs. All fields are required unless noted.
@@ -86,9 +87,10 @@ func (t *Transport) dispatch() {
 func (t *Transport) Len() int { return int(t.count.Load()) }
 
 // Serve runs one upgraded connection until it ends; buffered are bytes read
-// past the handshake. It blocks: call it from the connection's goroutine.
-func (t *Transport) Serve(nc net.Conn, buffered []byte, app *config.App) {
-	c := newConn(t, nc)
+// past the handshake, and st the decoder state the handshake left
+// (ws.Upgrade). It blocks: call it from the connection's goroutine.
+func (t *Transport) Serve(nc net.Conn, buffered []byte, app *config.App, st ws.State) {
+	c := newConn(t, nc, st)
 	t.count.Add(1)
 	t.stats.Opened()
 	t.wg.Add(1)

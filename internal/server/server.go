@@ -29,6 +29,7 @@ import (
 	"github.com/roostproject/roost/internal/ratelog"
 	"github.com/roostproject/roost/internal/session"
 	"github.com/roostproject/roost/internal/webhook"
+	"github.com/roostproject/roost/internal/ws"
 )
 
 // Version is the server version, set at build time with -ldflags.
@@ -77,7 +78,7 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.hub = hub.New(hub.Config{Shards: loops + 1, Encode: encode}, nodeID())
+	s.hub = hub.New(hub.Config{Shards: loops + 1, Encode: encode, Compress: ws.DeflateFrame}, nodeID())
 	s.webhooks = s.newWebhooks()
 	if cfg.Redis.URL != "" || cfg.NATS.URL != "" {
 		if err := s.joinCluster(); err != nil {

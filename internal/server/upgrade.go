@@ -51,7 +51,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 // storeErr is the app store's failure to answer, which the client is told
 // to retry later (4100: pusher-js backs off and reconnects).
 func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, app *config.App, storeErr error, ticket admission.Ticket, fd int) {
-	nc, buffered, err := ws.Upgrade(w, r)
+	nc, buffered, st, err := ws.Upgrade(w, r, &ws.UpgradeOptions{Deflate: app != nil && app.Compression})
 	code, msg := admit(app, r.URL.Query())
 	if storeErr != nil {
 		code, msg = pusher.OverCapacity, "app store unavailable, try again later"
@@ -73,12 +73,12 @@ func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, app *config.App
 		s.gate.Refuse(admission.App)
 		s.refuse(nc, code, msg)
 	case fd < 0:
-		s.portable.Serve(nc, buffered, app)
+		s.portable.Serve(nc, buffered, app, st)
 		s.gate.Release(ticket)
 	default:
 		s.fds.put(fd, ticket)
 		nc.Close() // the duplicate keeps the socket open
-		s.poller.Add(fd, buffered, app)
+		s.poller.Add(fd, buffered, app, st)
 	}
 }
 

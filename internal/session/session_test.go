@@ -113,7 +113,7 @@ func (r *recorder) closeCode() ws.CloseCode {
 
 func (r *recorder) Shard() int                   { return 0 }
 func (r *recorder) SocketSeq() uint64            { return r.s.SocketSeq() }
-func (r *recorder) Deliver(frame []byte)         { r.Send(frame) }
+func (r *recorder) Deliver(f *hub.Frame)         { r.Send(f.Plain()) }
 func (r *recorder) Terminate()                   { r.call().Terminate() }
 func (r *recorder) Moved(ch *hub.Channel, i int) { r.s.Moved(ch, i) }
 

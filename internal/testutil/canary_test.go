@@ -21,7 +21,7 @@ type fakeChannel struct {
 }
 
 func (f *fakeChannel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	conn, _, err := ws.Upgrade(w, r)
+	conn, _, _, err := ws.Upgrade(w, r, nil)
 	if err == nil {
 		f.conns <- conn
 	}

@@ -38,24 +38,43 @@ func (e *HandshakeError) Error() string {
 // returned as a *HandshakeError: 405 for a method other than GET, 426 (with
 // Upgrade and Sec-WebSocket-Version: 13) for a request that does not ask
 // for WebSocket version 13, 400 for a bad Sec-WebSocket-Key. No subprotocol
-// and no extension is ever accepted; permessage-deflate offers are ignored.
-func Upgrade(w http.ResponseWriter, r *http.Request) (net.Conn, []byte, error) {
+// is ever accepted, and no extension unless opts allows it.
+//
+// The returned State is the connection's decoder state to start from: it
+// says whether permessage-deflate was negotiated.
+func Upgrade(w http.ResponseWriter, r *http.Request, opts *UpgradeOptions) (net.Conn, []byte, State, error) {
 	key, herr := checkHandshake(r)
 	if herr != nil {
 		herr.write(w)
-		return nil, nil, herr
+		return nil, nil, State{}, herr
+	}
+	var st State
+	var extensions string
+	if opts != nil && opts.Deflate {
+		var ok bool
+		if extensions, ok = NegotiateDeflate(r.Header.Values("Sec-WebSocket-Extensions")); ok {
+			st = DeflateState()
+		}
 	}
 	conn, rw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		http.Error(w, "websocket: cannot take over this connection", http.StatusInternalServerError)
-		return nil, nil, fmt.Errorf("websocket: hijack: %w", err)
+		return nil, nil, State{}, fmt.Errorf("websocket: hijack: %w", err)
 	}
 	buffered := takeBuffered(rw.Reader)
-	if err := writeSwitching(conn, key); err != nil {
+	if err := writeSwitching(conn, key, extensions); err != nil {
 		conn.Close()
-		return nil, nil, fmt.Errorf("websocket: write 101 response: %w", err)
+		return nil, nil, State{}, fmt.Errorf("websocket: write 101 response: %w", err)
 	}
-	return conn, buffered, nil
+	return conn, buffered, st, nil
+}
+
+// UpgradeOptions is what a server allows in a handshake; nil allows
+// nothing beyond RFC 6455.
+type UpgradeOptions struct {
+	// Deflate accepts a client's permessage-deflate offer (RFC 7692), if
+	// it makes an acceptable one (AcceptDeflate), with DeflateResponse.
+	Deflate bool
 }
 
 // checkHandshake applies RFC 6455 4.2.1 in order and returns the client's
@@ -128,11 +147,16 @@ func takeBuffered(br *bufio.Reader) []byte {
 }
 
 // writeSwitching writes the 101 response of RFC 6455 4.2.2, item 5.
-func writeSwitching(conn net.Conn, key string) error {
-	b := make([]byte, 0, 160)
+// A non-empty extensions is the Sec-WebSocket-Extensions it accepts.
+func writeSwitching(conn net.Conn, key string, extensions string) error {
+	b := make([]byte, 0, 256)
 	b = append(b, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"+
 		"Connection: Upgrade\r\nSec-WebSocket-Accept: "...)
 	b = appendAcceptKey(b, key)
+	if extensions != "" {
+		b = append(b, "\r\nSec-WebSocket-Extensions: "...)
+		b = append(b, extensions...)
+	}
 	b = append(b, "\r\n\r\n"...)
 	_, err := conn.Write(b)
 	return err

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -31,16 +32,22 @@ func TestAcceptKey(t *testing.T) {
 type upgraded struct {
 	conn     net.Conn
 	buffered []byte
+	st       State
 	err      error
 }
 
 // startUpgradeServer runs a server whose handler calls Upgrade and reports
 // the result.
 func startUpgradeServer(t *testing.T) (string, <-chan upgraded) {
+	return startUpgradeServerWith(t, nil)
+}
+
+// startUpgradeServerWith is startUpgradeServer with Upgrade's options.
+func startUpgradeServerWith(t *testing.T, opts *UpgradeOptions) (string, <-chan upgraded) {
 	results := make(chan upgraded, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		conn, buffered, err := Upgrade(w, r)
-		results <- upgraded{conn, buffered, err}
+		conn, buffered, st, err := Upgrade(w, r, opts)
+		results <- upgraded{conn, buffered, st, err}
 	}))
 	t.Cleanup(srv.Close)
 	return srv.Listener.Addr().String(), results
@@ -119,6 +126,39 @@ func checkSwitchingResponse(t *testing.T, resp *http.Response) {
 	}
 }
 
+// TestUpgradeDeflate accepts a client's permessage-deflate offer when the
+// server allows it, and only then.
+func TestUpgradeDeflate(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		opts  *UpgradeOptions
+		offer string
+		want  string
+	}{
+		{"allowed", &UpgradeOptions{Deflate: true}, "permessage-deflate; client_max_window_bits", DeflateResponse},
+		{"not allowed", nil, "permessage-deflate; client_max_window_bits", ""},
+		{"not offered", &UpgradeOptions{Deflate: true}, "", ""},
+		{"unacceptable offer", &UpgradeOptions{Deflate: true}, "permessage-deflate; server_max_window_bits=9", ""},
+		{"window echoed", &UpgradeOptions{Deflate: true}, "permessage-deflate; server_max_window_bits=15", DeflateResponse + "; server_max_window_bits=15"},
+	} {
+		addr, results := startUpgradeServerWith(t, c.opts)
+		req := slices.DeleteFunc(slices.Clone(goodRequest), func(l string) bool { return strings.HasPrefix(l, "Sec-WebSocket-Extensions") })
+		if c.offer != "" {
+			req = append(req, "Sec-WebSocket-Extensions: "+c.offer)
+		}
+		resp, _, _ := sendRaw(t, addr, handshakeLines(req...))
+		res := <-results
+		if res.err != nil {
+			t.Fatalf("%s: Upgrade: %v", c.name, res.err)
+		}
+		res.conn.Close()
+		got := resp.Header.Get("Sec-WebSocket-Extensions")
+		if got != c.want || res.st.Deflate() != (c.want != "") {
+			t.Errorf("%s: response %q, state deflate %v; want %q", c.name, got, res.st.Deflate(), c.want)
+		}
+	}
+}
+
 func TestUpgradeRejects(t *testing.T) {
 	without := func(prefix string) []string {
 		var out []string
@@ -176,7 +216,7 @@ func TestUpgradeWithoutHijacker(t *testing.T) {
 		r.Header.Add(name, value)
 	}
 	w := httptest.NewRecorder()
-	if _, _, err := Upgrade(w, r); err == nil || w.Code != http.StatusInternalServerError {
+	if _, _, _, err := Upgrade(w, r, nil); err == nil || w.Code != http.StatusInternalServerError {
 		t.Errorf("Upgrade on a recorder: err %v, status %d", err, w.Code)
 	}
 }

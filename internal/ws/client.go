@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 )
@@ -40,6 +41,11 @@ type DialOptions struct {
 	// MaxMessage bounds the size of a message ReadMessage accepts, in
 	// bytes. Zero means 16 MiB.
 	MaxMessage int
+	// Deflate offers permessage-deflate (RFC 7692) without context
+	// takeover either way; if the server accepts, ReadMessage inflates its
+	// compressed messages (writes stay uncompressed, as 7692 allows). Zero
+	// value: no offer.
+	Deflate bool
 	// DialContext opens the connection that the handshake (and, for wss://,
 	// TLS) runs over, for instance an in-memory pipe in a test. Nil means a
 	// net.Dialer from LocalAddr.
@@ -58,6 +64,9 @@ type Client struct {
 
 	rop  Opcode // opcode of the fragmented message being read, 0 if none
 	rmsg []byte // fragments of that message; reused
+	rz   bool   // that message is compressed
+
+	deflate bool // the server accepted permessage-deflate
 
 	wmu  sync.Mutex // guards wbuf and serialises frames on conn
 	wbuf []byte
@@ -82,7 +91,15 @@ func Dial(ctx context.Context, rawURL string, opts *DialOptions) (*Client, error
 	if c.max <= 0 {
 		c.max = defaultClientMaxMessage
 	}
-	if err := c.handshake(ctx, u, opts.Header); err != nil {
+	header := opts.Header
+	if opts.Deflate {
+		header = header.Clone()
+		if header == nil {
+			header = http.Header{}
+		}
+		header.Set("Sec-WebSocket-Extensions", clientDeflateOffer)
+	}
+	if err := c.handshake(ctx, u, header); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("websocket: handshake with %s: %w", u.Host, err)
 	}
@@ -190,8 +207,35 @@ func (c *Client) exchange(u *url.URL, extra http.Header) error {
 		return err
 	}
 	resp.Body.Close()
-	return checkSwitching(resp, key)
+	if err := checkSwitching(resp, key); err != nil {
+		return err
+	}
+	c.deflate, err = acceptedDeflate(resp.Header.Values("Sec-WebSocket-Extensions"), extra)
+	return err
 }
+
+// clientDeflateOffer is the Client's permessage-deflate offer: no context
+// takeover either way, so it keeps no window between messages.
+const clientDeflateOffer = "permessage-deflate; server_no_context_takeover; client_no_context_takeover"
+
+// acceptedDeflate reads the server's Sec-WebSocket-Extensions: nothing, or
+// an acceptance of the client's permessage-deflate offer that keeps to it
+// (RFC 7692 5 and 7.1); anything else fails the handshake.
+func acceptedDeflate(values []string, request http.Header) (bool, error) {
+	if len(values) == 0 {
+		return false, nil
+	}
+	if request.Get("Sec-WebSocket-Extensions") != clientDeflateOffer {
+		return false, errors.New("server chose an extension that was not offered")
+	}
+	if _, ok := acceptIn(values[0]); len(values) != 1 || !ok || !strings.Contains(values[0], "server_no_context_takeover") || strings.Contains(values[0], ",") {
+		return false, fmt.Errorf("server answered the permessage-deflate offer with %q", values)
+	}
+	return true, nil
+}
+
+// Deflated reports whether the server accepted permessage-deflate.
+func (c *Client) Deflated() bool { return c.deflate }
 
 // newClientKey returns a random 16-byte nonce, base64-encoded (4.1).
 func newClientKey() string {
@@ -223,8 +267,6 @@ func checkSwitching(resp *http.Response, key string) error {
 		return errors.New("response lacks \"Connection: Upgrade\"")
 	case resp.Header.Get("Sec-WebSocket-Accept") != AcceptKey(key):
 		return errors.New("wrong Sec-WebSocket-Accept")
-	case resp.Header.Get("Sec-WebSocket-Extensions") != "":
-		return errors.New("server chose an extension that was not offered")
 	case resp.Header.Get("Sec-WebSocket-Protocol") != "":
 		return errors.New("server chose a subprotocol that was not offered")
 	}

@@ -102,8 +102,8 @@ func (c *Client) checkServerHeader(h header) error {
 	switch {
 	case h.masked:
 		return protocolError("server frame is masked") // 5.1
-	case h.rsv != 0:
-		return protocolError("reserved bits set without an extension")
+	case h.rsv != 0 && !(h.rsv == rsv1 && c.deflate && !h.op.isControl() && h.op != OpContinuation):
+		return protocolError("reserved bits set without an extension") // 5.2, RFC 7692 6
 	case h.op.isReserved():
 		return protocolError("reserved opcode " + h.op.String())
 	case h.op.isControl() && (!h.fin || h.length > maxControlPayload):
@@ -156,17 +156,33 @@ func (c *Client) assemble(h header, p []byte) (op Opcode, msg []byte, done bool,
 		return 0, nil, true, protocolError("continuation frame without a message to continue")
 	case h.op != OpContinuation && c.rop != 0:
 		return 0, nil, true, protocolError("new message inside a fragmented message")
-	case h.fin && c.rop == 0:
+	case h.fin && c.rop == 0 && h.rsv == 0:
 		return h.op, p, true, checkText(h.op, p)
 	}
 	if c.rop == 0 {
 		c.startMessage(h.op)
+		c.rz = h.rsv == rsv1
 	}
 	c.rmsg = append(c.rmsg, p...)
 	if !h.fin {
 		return 0, nil, false, nil
 	}
 	op, c.rop = c.rop, 0
+	if c.rz {
+		return c.inflateMessage(op)
+	}
+	return op, c.rmsg, true, checkText(op, c.rmsg)
+}
+
+// inflateMessage replaces the compressed message in rmsg with its inflated
+// text, bounded by the client's limit (RFC 7692 7.2.2).
+func (c *Client) inflateMessage(op Opcode) (Opcode, []byte, bool, error) {
+	msg, err := inflate(c.rmsg, uint64(c.max))
+	if err != nil {
+		return 0, nil, true, err
+	}
+	c.rmsg = append(c.rmsg[:0], msg...)
+	putFragBuf(msg)
 	return op, c.rmsg, true, checkText(op, c.rmsg)
 }
 

@@ -51,7 +51,7 @@ func (e *echoConn) OnClose(code CloseCode, reason []byte) bool {
 // startEchoServer runs the echo server and returns its ws:// URL.
 func startEchoServer(t *testing.T) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		conn, buffered, err := Upgrade(w, r)
+		conn, buffered, _, err := Upgrade(w, r, nil)
 		if err == nil {
 			serveEcho(conn, buffered, &echoConn{r: r})
 		}
@@ -328,7 +328,7 @@ func TestClientFrameRightAfterHandshake(t *testing.T) {
 
 func TestClientTLS(t *testing.T) {
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		conn, buffered, err := Upgrade(w, r)
+		conn, buffered, _, err := Upgrade(w, r, nil)
 		if err == nil {
 			serveEcho(conn, buffered, &echoConn{r: r})
 		}

@@ -6,13 +6,30 @@ import (
 )
 
 // State is the decoder state a connection carries between Decode calls:
-// the fragmented message in progress, if any, and its UTF-8 validation
-// state. It lives in every connection, so it is two bytes and holds no
-// pointer for the GC to scan. The zero value is ready: no message.
+// the fragmented message in progress, if any, its UTF-8 validation state,
+// and the extensions the handshake negotiated. It lives in every
+// connection, so it is three bytes and holds no pointer for the GC to scan.
+// The zero value is ready: no message, no extension.
 type State struct {
 	op   Opcode // OpText while a fragmented message is in progress, else 0
 	utf8 uint8  // UTF-8 DFA state at the end of the last fragment
+	ext  uint8  // extDeflate, and extCompressed for the message in progress
 }
+
+// The bits of State.ext.
+const (
+	extDeflate    uint8 = 1 << iota // permessage-deflate was negotiated (RFC 7692)
+	extCompressed                   // the message in progress is compressed
+)
+
+// DeflateState is the State of a connection that negotiated
+// permessage-deflate with DeflateResponse: its client may send compressed
+// messages.
+func DeflateState() State { return State{ext: extDeflate} }
+
+// Deflate reports whether the connection negotiated permessage-deflate, so
+// that the server may send it compressed frames (DeflateFrame).
+func (s State) Deflate() bool { return s.ext&extDeflate != 0 }
 
 // Handler receives decoded messages. Each method returns false to stop
 // decoding (the connection is closing); Decode then returns at once with
@@ -72,7 +89,7 @@ func Discard(st *State, frag *[]byte) {
 		putFragBuf(*frag)
 		*frag = nil
 	}
-	*st = State{}
+	*st = State{ext: st.ext & extDeflate}
 }
 
 // messageLimit turns Decode's maxMessage into a bound on payload bytes.
@@ -131,8 +148,8 @@ func (d *decoder) header(b []byte) (h header, hlen int, err error) {
 func (d *decoder) checkStart(b0, b1 byte) error {
 	op := Opcode(b0 & opBits)
 	switch {
-	case b0&rsvBits != 0:
-		return protocolError("reserved bits set without an extension") // 5.2
+	case b0&rsvBits != 0 && !d.compressedStart(b0, op):
+		return protocolError("reserved bits set without an extension") // 5.2, RFC 7692 6
 	case op.isReserved():
 		return protocolError("reserved opcode " + op.String()) // 5.2
 	case b1&maskBit == 0:
@@ -141,6 +158,13 @@ func (d *decoder) checkStart(b0, b1 byte) error {
 		return checkControl(b0, b1)
 	}
 	return d.checkData(op)
+}
+
+// compressedStart reports a frame whose only reserved bit is RSV1 and
+// which may carry it: the first frame of a data message on a connection
+// that negotiated permessage-deflate (RFC 7692 6).
+func (d *decoder) compressedStart(b0 byte, op Opcode) bool {
+	return b0&rsvBits == rsv1 && d.st.ext&extDeflate != 0 && op != OpContinuation && !op.isControl()
 }
 
 // checkControl enforces RFC 6455 5.5: control frames are never fragmented
@@ -195,8 +219,14 @@ func (d *decoder) dispatch(h header, p []byte) (bool, error) {
 	case OpClose:
 		return d.close(p)
 	}
-	if h.fin && d.st.op == 0 {
+	if h.rsv&rsv1 != 0 {
+		d.st.ext |= extCompressed
+	}
+	if h.fin && d.st.op == 0 && d.st.ext&extCompressed == 0 {
 		return d.whole(p)
+	}
+	if d.st.ext&extCompressed != 0 {
+		return d.compressed(h.fin, p)
 	}
 	return d.fragment(h.fin, p)
 }
@@ -238,4 +268,39 @@ func (d *decoder) fragment(fin bool, p []byte) (bool, error) {
 	more := d.h.OnText(*d.frag)
 	Discard(d.st, d.frag)
 	return more, nil
+}
+
+// compressed handles one frame of a compressed message (RFC 7692 6): an
+// unfragmented one is inflated straight from in; fragments are gathered in
+// the message buffer and inflated with the final one.
+func (d *decoder) compressed(fin bool, p []byte) (bool, error) {
+	if fin && d.st.op == 0 {
+		d.st.ext &^= extCompressed
+		return d.inflated(p)
+	}
+	if d.st.op == 0 {
+		*d.frag = getFragBuf()
+		d.st.op = OpText
+	}
+	*d.frag = append(*d.frag, p...)
+	if !fin {
+		return true, nil
+	}
+	more, err := d.inflated(*d.frag)
+	Discard(d.st, d.frag)
+	return more, err
+}
+
+// inflated inflates a whole compressed message, checks that it is UTF-8
+// and delivers it.
+func (d *decoder) inflated(z []byte) (bool, error) {
+	msg, err := inflate(z, d.max)
+	if err != nil {
+		return false, err
+	}
+	defer putFragBuf(msg)
+	if !utf8.Valid(msg) {
+		return false, invalidPayload("text message is not valid UTF-8")
+	}
+	return d.h.OnText(msg), nil
 }

@@ -164,8 +164,8 @@ func (nopHandler) OnPong([]byte) bool             { return true }
 func (nopHandler) OnClose(CloseCode, []byte) bool { return false }
 
 func TestStateIsSmall(t *testing.T) {
-	if size := unsafe.Sizeof(State{}); size != 2 {
-		t.Errorf("State is %d bytes, want 2", size)
+	if size := unsafe.Sizeof(State{}); size != 3 {
+		t.Errorf("State is %d bytes, want 3", size)
 	}
 }
 

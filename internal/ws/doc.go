@@ -11,8 +11,12 @@
 // and returned when the message completes or fails.
 //
 // roost speaks text JSON only (Pusher Channels protocol 7), so binary
-// messages fail the connection with 1003 and no extension or subprotocol
-// is ever negotiated.
+// messages fail the connection with 1003 and no subprotocol is ever
+// negotiated. The one extension is permessage-deflate (RFC 7692), when the
+// server allows it: always without context takeover in either direction,
+// so a server frame is compressed once for every connection and a client
+// message is inflated with a decompressor borrowed from a pool, and an idle
+// connection still owns no buffer (one more bit in [State]).
 //
 // Concurrency: [Decode] and [Discard] may run on many goroutines at once as
 // long as each [State] and fragment buffer is used by one goroutine at a

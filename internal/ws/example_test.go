@@ -62,7 +62,7 @@ func ExampleCloseError() {
 // Upgrade hands the socket and any early bytes to the transport.
 func ExampleUpgrade() {
 	http.HandleFunc("/app/{key}", func(w http.ResponseWriter, r *http.Request) {
-		conn, buffered, err := ws.Upgrade(w, r)
+		conn, buffered, _, err := ws.Upgrade(w, r, nil)
 		if err != nil {
 			return // the client has been answered already
 		}

@@ -99,8 +99,12 @@ type outcome struct {
 // Decode leaves unconsumed and prepends it to the next chunk, and checks
 // the invariants a caller relies on. Chunks are copied, never modified.
 func feed(t testing.TB, chunks [][]byte, maxMessage int) outcome {
+	return feedFrom(t, State{}, chunks, maxMessage)
+}
+
+// feedFrom is feed on a connection whose handshake left state st.
+func feedFrom(t testing.TB, st State, chunks [][]byte, maxMessage int) outcome {
 	var (
-		st      State
 		frag    []byte
 		pending []byte
 		rec     recorder
@@ -136,7 +140,7 @@ func checkDecode(t testing.TB, n int, err error, in, before []byte, st State, fr
 		t.Fatalf("Decode consumed %d of %d bytes", n, len(in))
 	}
 	if err != nil {
-		if st != (State{}) || frag != nil {
+		if st.op != 0 || st.utf8 != 0 || st.ext&extCompressed != 0 || frag != nil {
 			t.Fatalf("Decode failed but left state %+v, frag %v", st, frag != nil)
 		}
 		return
