@@ -136,6 +136,9 @@ func banner(w io.Writer, cfg *config.Config, srv *server.Server, addr string) {
 		scheme = "https"
 	}
 	fmt.Fprintf(w, "roost %s serving on %s://%s (transport %s)\n", server.Version, scheme, addr, srv.Transport())
+	if srv.DashboardOn() {
+		fmt.Fprintf(w, "dashboard: %s://%s/dashboard\n", scheme, addr)
+	}
 	if cfg.AppStore.URL != "" {
 		fmt.Fprintf(w, "apps: the configured ones, then table %s of the app store\n", cfg.AppStore.Table)
 	} else if cfg.IsDevelopment() {

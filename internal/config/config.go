@@ -82,6 +82,9 @@ type Config struct {
 	// admin API is off.
 	Admin Admin `yaml:"admin" help:"the admin API (/admin/apps) that lists and changes apps"`
 
+	// Dashboard is the web dashboard at /dashboard (docs/dashboard.md).
+	Dashboard Dashboard `yaml:"dashboard" help:"the web dashboard at /dashboard: live figures, apps and channels, a debug console and an event creator"`
+
 	// Metrics says where /metrics and the debug endpoints are served and
 	// who may read them.
 	Metrics Metrics `yaml:"metrics" help:"where /metrics and the debug endpoints are served, and who may read them"`
@@ -262,6 +265,30 @@ type Admin struct {
 	// the admin API answers 404.
 	Token string `yaml:"token" env:"ROOST_ADMIN_TOKEN" default:"" check:"token" help:"bearer token for /admin/apps, at least 16 characters; empty turns the admin API off"`
 }
+
+// Dashboard configures the web dashboard. Its password is admin.token;
+// without one it is served only for the development app on a loopback
+// address (docs/dashboard.md).
+type Dashboard struct {
+	// Enabled serves /dashboard where it may be served (see On). Nil
+	// means true.
+	Enabled *bool `yaml:"enabled" env:"ROOST_DASHBOARD" default:"true" help:"serve the dashboard at /dashboard: behind admin.token when it is set, else only for the development app on a loopback address"`
+	// Console offers the debug console and the event creator; false leaves
+	// figures, apps and channels. Nil means true.
+	Console *bool `yaml:"console" env:"ROOST_DASHBOARD_CONSOLE" default:"true" help:"offer the debug console (a live stream of connections, subscriptions and events) and the event creator in the dashboard"`
+	// RequestsPerSecond caps the dashboard's requests per client address,
+	// with bursts of twice as many; more get 429.
+	RequestsPerSecond int `yaml:"requests_per_second" env:"ROOST_DASHBOARD_REQUESTS_PER_SECOND" default:"20" check:"positive" help:"dashboard requests a second one client address may send (bursts of twice as many); more get 429"`
+	// ConsoleEventsPerSecond caps the events one open console is sent; the
+	// rest are counted as skipped.
+	ConsoleEventsPerSecond int `yaml:"console_events_per_second" env:"ROOST_DASHBOARD_CONSOLE_EVENTS_PER_SECOND" default:"50" check:"positive" help:"events a second one open debug console is shown; more are counted as skipped"`
+}
+
+// On reports whether the dashboard is switched on.
+func (d Dashboard) On() bool { return d.Enabled == nil || *d.Enabled }
+
+// ConsoleOn reports whether the debug console and event creator are offered.
+func (d Dashboard) ConsoleOn() bool { return d.Console == nil || *d.Console }
 
 // Metrics configures the Prometheus endpoint and the debug endpoints.
 type Metrics struct {

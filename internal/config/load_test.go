@@ -69,6 +69,7 @@ redis: {url: "redis://localhost:6379/0", prefix: chat}
 nats: {prefix: chat-nats}
 app_store: {url: "postgres://roost@db/roost", table: roost.apps, refresh: 3s, unknown_ttl: 1s, wait: 500ms}
 admin: {token: "0123456789abcdef0123"}
+dashboard: {enabled: false, console: false, requests_per_second: 7, console_events_per_second: 9}
 metrics: {addr: "127.0.0.1:9601", token: t0ken}
 `
 
@@ -105,8 +106,9 @@ func fullConfig() Config {
 		NATS:  NATS{Prefix: "chat-nats"},
 		AppStore: AppStore{URL: "postgres://roost@db/roost", Table: "roost.apps", Refresh: 3 * time.Second,
 			UnknownTTL: time.Second, Wait: 500 * time.Millisecond},
-		Admin:   Admin{Token: "0123456789abcdef0123"},
-		Metrics: Metrics{Addr: "127.0.0.1:9601", Token: "t0ken"},
+		Admin:     Admin{Token: "0123456789abcdef0123"},
+		Dashboard: Dashboard{Enabled: &f, Console: &f, RequestsPerSecond: 7, ConsoleEventsPerSecond: 9},
+		Metrics:   Metrics{Addr: "127.0.0.1:9601", Token: "t0ken"},
 	}
 }
 
@@ -145,10 +147,11 @@ func TestDefault(t *testing.T) {
 			MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024}},
 		Webhooks: Webhooks{Delay: 3 * time.Second, BatchWait: 250 * time.Millisecond, BatchMax: 50,
 			Timeout: 5 * time.Second, RetryFor: 5 * time.Minute, QueueBytes: 8 << 20},
-		Log:      Log{Level: "info", Format: "text"},
-		Redis:    Redis{Prefix: "roost"},
-		NATS:     NATS{Prefix: "roost"},
-		AppStore: AppStore{Table: "apps", Refresh: 10 * time.Second, UnknownTTL: 5 * time.Second, Wait: 2 * time.Second},
+		Log:       Log{Level: "info", Format: "text"},
+		Redis:     Redis{Prefix: "roost"},
+		NATS:      NATS{Prefix: "roost"},
+		AppStore:  AppStore{Table: "apps", Refresh: 10 * time.Second, UnknownTTL: 5 * time.Second, Wait: 2 * time.Second},
+		Dashboard: Dashboard{Enabled: &enabled, Console: &enabled, RequestsPerSecond: 20, ConsoleEventsPerSecond: 50},
 	}
 	assertConfig(t, c, want)
 	if err := c.validate(); err != nil {

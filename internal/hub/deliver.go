@@ -9,6 +9,9 @@ import (
 // Publish sends p to every subscriber of its channels, across the cluster.
 // It returns the first broker error; channels before it were published.
 func (h *Hub) Publish(app string, p Publication) error {
+	if c := h.Console(); c != nil {
+		c.Published(app, p)
+	}
 	for _, name := range p.Channels {
 		m := &Message{App: app, Channel: name, Event: p.Event, Data: p.Data, UserID: p.UserID, Except: p.SocketID}
 		if strings.HasPrefix(p.Event, pusher.ClientEventPrefix) {

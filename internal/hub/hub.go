@@ -84,6 +84,10 @@ type Hub struct {
 	observer    Observer
 	localCounts bool
 
+	// console is the dashboard's debug console while one is open, else nil
+	// (see console.go).
+	console atomic.Pointer[consoleRef]
+
 	shards []Shard
 	locks  []sync.Mutex
 

@@ -48,6 +48,9 @@ func (h *Hub) Join(ch *Channel, shard int, m Member, max int, except string, don
 		first, jerr := h.presence.Join(ctx, ch.app.id, ch.name, m, max)
 		if err = unavailable(jerr); err == nil && first {
 			h.observer.MemberAdded(ch.app.id, ch.name, m.ID)
+			if c := h.Console(); c != nil {
+				c.MemberAdded(ch.app.id, ch.name, m.ID)
+			}
 			h.broker.Publish(MemberAdded(ch.app.id, ch.name, m, except))
 		}
 	}, func() { done(err) })
@@ -61,6 +64,9 @@ func (h *Hub) Leave(ch *Channel, user string) {
 	h.background(func(ctx context.Context) {
 		if last, err := h.presence.Leave(ctx, app, name, user); err == nil && last {
 			h.observer.MemberRemoved(app, name, user)
+			if c := h.Console(); c != nil {
+				c.MemberRemoved(app, name, user)
+			}
 			h.broker.Publish(MemberRemoved(app, name, user))
 		}
 	})

@@ -22,6 +22,7 @@ import (
 	"github.com/roostproject/roost/internal/apps"
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/connstats"
+	"github.com/roostproject/roost/internal/dashboard"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/netpoll"
 	"github.com/roostproject/roost/internal/portable"
@@ -42,22 +43,23 @@ var (
 
 // Server is one roost node.
 type Server struct {
-	cfg      *config.Config
-	log      *slog.Logger
-	hub      *hub.Hub
-	poller   *netpoll.Poller // nil when every connection is served by portable
-	portable *portable.Transport
-	http     *http.Server
-	stats    connstats.Stats   // the epoll loops' counters
-	cluster  clusterLink       // nil on a single node
-	pending  webhook.Pending   // the cluster's delayed webhook events; nil on a single node
-	webhooks *webhook.Webhooks // nil when no app has webhooks and there is no app store
-	apps     *apps.Source
-	gate     *admission.Gate // the caps on new WebSocket connections
-	fds      tickets         // the admission tickets of the epoll loops' sockets
-	metrics  *http.Server    // serves metrics.addr; nil when /metrics is on addr
-	metricLn net.Listener    // metrics.addr once bound
-	timeouts atomic.Int64    // connections closed by the handshake timeout
+	cfg       *config.Config
+	log       *slog.Logger
+	hub       *hub.Hub
+	poller    *netpoll.Poller // nil when every connection is served by portable
+	portable  *portable.Transport
+	http      *http.Server
+	stats     connstats.Stats      // the epoll loops' counters
+	cluster   clusterLink          // nil on a single node
+	pending   webhook.Pending      // the cluster's delayed webhook events; nil on a single node
+	webhooks  *webhook.Webhooks    // nil when no app has webhooks and there is no app store
+	dashboard *dashboard.Dashboard // nil when /dashboard is off
+	apps      *apps.Source
+	gate      *admission.Gate // the caps on new WebSocket connections
+	fds       tickets         // the admission tickets of the epoll loops' sockets
+	metrics   *http.Server    // serves metrics.addr; nil when /metrics is on addr
+	metricLn  net.Listener    // metrics.addr once bound
+	timeouts  atomic.Int64    // connections closed by the handshake timeout
 
 	// limitedLog writes each message at most once a second, with the
 	// count (ratelog): for refusals, net/http's errors and the transports,
@@ -106,6 +108,7 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	s.http = s.httpServer(s.routes())
 	s.http.ConnContext = withConn
 	s.http.ConnState = connState
+	s.http.RegisterOnShutdown(s.closeDashboard)
 	if cfg.Metrics.Addr != "" {
 		s.metrics = s.httpServer(s.metricsRoutes(http.NewServeMux()))
 	}
@@ -173,11 +176,13 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /app/{key}", s.serveWebSocket)
 	l := s.cfg.Limits
-	mux.Handle("/apps/", api.New(api.Config{
+	apiHandler := api.New(api.Config{
 		Apps: s.apps, Backend: s.hub, Logger: s.log,
 		MaxBodySize: l.MaxBodySize, MaxEventData: l.MaxEventData,
 		BodyTimeout: l.APIBodyTimeout, RequestsPerIP: l.APIRequestsPerIP, BodyMemory: l.APIBodyMemory,
-	}))
+	})
+	mux.Handle("/apps/", apiHandler)
+	s.mountDashboard(mux, apiHandler)
 	if s.cfg.Admin.Token != "" {
 		mux.Handle("/admin/", admin.New(s.cfg.Admin.Token, s.apps, s.log))
 	}
@@ -255,6 +260,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	err = errors.Join(err, s.portable.Shutdown(ctx))
 	s.closeWebhooks(ctx)
+	s.closeDashboard()
 	if s.cluster != nil {
 		err = errors.Join(err, s.cluster.Close())
 	}

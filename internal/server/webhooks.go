@@ -15,7 +15,7 @@ import (
 // hub report to them.
 func (s *Server) newWebhooks() *webhook.Webhooks {
 	w := webhook.New(webhook.Options{Apps: s.cfg.Apps, Settings: s.cfg.Webhooks,
-		Node: strconv.FormatUint(s.hub.Node(), 10), Logger: s.log})
+		Node: strconv.FormatUint(s.hub.Node(), 10), Logger: s.log, Delivered: s.webhookDelivered})
 	if !w.Enabled() && s.cfg.AppStore.URL == "" {
 		return nil
 	}

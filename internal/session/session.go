@@ -93,6 +93,7 @@ func (s Call) Init(app *config.App) {
 	id, s.seq = s.env.Hub.NewSocketID()
 	timeout := int(s.env.Config.ActivityTimeout.Seconds())
 	s.send(pusher.ConnectionEstablished(nil, id, timeout))
+	s.tellConnected()
 }
 
 // SocketID returns the connection's socket_id.
@@ -171,6 +172,7 @@ func (s Call) Closed() {
 	s.subs = nil
 	s.signout()
 	s.x = nil
+	s.tellClosed()
 	s.env.Hub.Disconnected(s.app.ID)
 }
 

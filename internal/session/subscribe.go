@@ -141,6 +141,7 @@ func (s Call) joined(ch *hub.Channel, self *hub.Member) {
 		member = self.ID
 	}
 	s.add(subscription{ch: ch, index: int32(j.Index), member: member})
+	s.tellSubscribed(ch.Name())
 	s.succeeded(ch, j.Members)
 	if name := ch.Name(); pusher.KindOf(name).IsCache() {
 		if j.Cached != nil {
@@ -158,6 +159,7 @@ func (s Call) joined(ch *hub.Channel, self *hub.Member) {
 func (s Call) attach(ch *hub.Channel, member string) {
 	index := s.env.Hub.Attach(ch, s.conn.Shard(), s.conn)
 	s.add(subscription{ch: ch, index: int32(index), member: member})
+	s.tellSubscribed(ch.Name())
 }
 
 // succeeded sends pusher_internal:subscription_succeeded for ch, with the
@@ -218,6 +220,7 @@ func (s Call) leave(i int) {
 		return
 	}
 	s.remove(i)
+	s.tellUnsubscribed(sub.ch.Name())
 	h.Detach(sub.ch, s.conn.Shard(), int(sub.index))
 	if sub.member != "" {
 		h.Leave(sub.ch, sub.member)

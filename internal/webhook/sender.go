@@ -33,6 +33,8 @@ type sender struct {
 	client           *http.Client
 	log              *slog.Logger
 	closing          <-chan struct{} // closed when the server stops: no more retries
+	app              string
+	delivered        func(app, url string, events int, err error) // Options.Delivered, or nil
 
 	lastLog  time.Time // when a failure was last logged
 	failures int       // failed requests since then
@@ -86,6 +88,9 @@ func (s *sender) deliver(ctx context.Context, batch [][]byte) {
 	wait := min(maxFirstBackoff, s.cfg.RetryFor/16)
 	for {
 		err := s.post(ctx, body, sig)
+		if s.delivered != nil {
+			s.delivered(s.app, s.url, len(batch), err)
+		}
 		if err == nil {
 			s.stats.sent.Add(int64(len(batch)))
 			return

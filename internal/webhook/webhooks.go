@@ -29,6 +29,11 @@ type Options struct {
 	Transport http.RoundTripper
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
+	// Delivered, when not nil, is told the outcome of every request: the
+	// app, the URL, the events it carried, and nil or why it failed. It is
+	// called from the senders' goroutines and must not block. The
+	// dashboard's debug console shows it.
+	Delivered func(app, url string, events int, err error)
 }
 
 // Webhooks delivers every app's webhooks. It is a hub.Observer; CacheMiss
@@ -47,6 +52,8 @@ type Webhooks struct {
 	in      intake
 	delays  delays
 	log     *slog.Logger
+	// delivered is Options.Delivered.
+	delivered func(app, url string, events int, err error)
 
 	closeOnce sync.Once
 	ctx       context.Context
@@ -86,7 +93,7 @@ func New(o Options) *Webhooks {
 		o.Logger = slog.Default()
 	}
 	w := &Webhooks{cfg: o.Settings, node: o.Node, in: newIntake(), log: o.Logger,
-		client: newClient(o.Settings.Timeout, o.Transport)}
+		client: newClient(o.Settings.Timeout, o.Transport), delivered: o.Delivered}
 	w.delays.push = w.in.push
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	apps := make(map[string]*app)
@@ -132,7 +139,8 @@ func (w *Webhooks) newApp(a *config.App, old *app) *app {
 			}
 		}
 		s := &sender{url: hook.URL, key: a.Key, secret: a.Secret, q: newQueue(x.budget, x.stats),
-			stats: x.stats, cfg: &w.cfg, client: w.client, log: w.log, closing: x.stop}
+			stats: x.stats, cfg: &w.cfg, client: w.client, log: w.log, closing: x.stop,
+			app: a.ID, delivered: w.delivered}
 		x.senders, x.wantsOf, x.wants = append(x.senders, s), append(x.wantsOf, wants), x.wants|wants
 		w.senders.Add(1)
 		go func() {
