@@ -36,6 +36,17 @@ type Webhook struct {
 	EventTypes []string `yaml:"event_types" json:"event_types,omitempty" env:"ROOST_APP_WEBHOOK_EVENT_TYPES" default:"" example:"channel_occupied,channel_vacated" check:"webhook_events" help:"events sent to url: channel_occupied, channel_vacated, member_added, member_removed, client_event, cache_miss, subscription_count; empty means all"`
 }
 
+// ShownURL is a webhook URL as logs and pages may show it: scheme, host
+// and path, without user, password, query or fragment, any of which may
+// hold a credential.
+func ShownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+}
+
 // Wants reports whether the webhook takes events of type name.
 func (w *Webhook) Wants(name string) bool {
 	return len(w.EventTypes) == 0 || slices.Contains(w.EventTypes, name)

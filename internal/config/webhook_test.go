@@ -96,3 +96,16 @@ func FuzzWebhookConfig(f *testing.F) {
 		}
 	})
 }
+
+func TestShownURLHidesCredentials(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://backend.example/pusher/webhooks":                 "https://backend.example/pusher/webhooks",
+		"https://user:pw@backend.example/hooks?token=s3cret#frag": "https://backend.example/hooks",
+		"http://127.0.0.1:8080/h?sig=abc":                         "http://127.0.0.1:8080/h",
+		"http://[::1]:80/%zz":                                     "(unparsable URL)",
+	} {
+		if got := ShownURL(raw); got != want {
+			t.Errorf("ShownURL(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}

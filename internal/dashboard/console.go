@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/pusher"
@@ -201,7 +202,7 @@ var _ WebhookConsole = (*console)(nil)
 // failed, with why. The reason of a failed connection is the network
 // error without the URL, which may carry credentials.
 func (c *console) WebhookDelivered(app, rawURL string, events int, err error) {
-	e := Event{Type: typeWebhookSent, App: app, URL: redactURL(rawURL), Events: events}
+	e := Event{Type: typeWebhookSent, App: app, URL: config.ShownURL(rawURL), Events: events}
 	if err != nil {
 		e.Type = typeWebhookFail
 		var uerr *url.Error

@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"net/http"
-	"net/url"
 	"runtime"
 	"slices"
 	"strconv"
@@ -62,19 +61,11 @@ func withoutSecrets(a config.App) config.App {
 	a.Secret = ""
 	hooks := make([]config.Webhook, len(a.Webhooks))
 	for i, h := range a.Webhooks {
-		h.URL = redactURL(h.URL)
+		h.URL = config.ShownURL(h.URL)
 		hooks[i] = h
 	}
 	a.Webhooks = hooks
 	return a
-}
-
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "(hidden)"
-	}
-	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
 }
 
 // app returns the app the query names, or answers 404.

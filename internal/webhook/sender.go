@@ -155,7 +155,7 @@ func (s *sender) post(ctx context.Context, body []byte, sig string) error {
 func (s *sender) logFailure(err error) {
 	s.failures++
 	if now := time.Now(); now.Sub(s.lastLog) >= logEvery {
-		s.log.Warn("webhook request failed; retrying with backoff", "url", redact(s.url), "err", err, "failures", s.failures)
+		s.log.Warn("webhook request failed; retrying with backoff", "url", config.ShownURL(s.url), "err", err, "failures", s.failures)
 		s.lastLog, s.failures = now, 0
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -194,13 +193,4 @@ func (w *Webhooks) Stats() []Stats {
 // token returns a fresh hold token, unique in the cluster.
 func (w *Webhooks) token() string {
 	return w.node + "." + strconv.FormatUint(w.seq.Add(1), 10)
-}
-
-// redact hides a URL's password, for logs.
-func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
 }
