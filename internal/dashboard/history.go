@@ -26,11 +26,14 @@ type Sample struct {
 	FramesOut  float64 `json:"frames_out"`
 	Handshakes float64 `json:"handshakes"`
 	// Closes are connections ended a second, by reason.
-	Closes     map[string]float64 `json:"closes"`
-	RSS        uint64             `json:"rss"`
-	RSSPerConn float64            `json:"rss_per_connection"`
-	Goroutines int                `json:"goroutines"`
-	Heap       uint64             `json:"heap"`
+	Closes map[string]float64 `json:"closes"`
+	RSS    uint64             `json:"rss"`
+	// RSSPerConn is RSS above what the server held when it last had no
+	// connection, divided by the connections: what each one costs. Zero
+	// until the server has been seen empty and has connections.
+	RSSPerConn float64 `json:"rss_per_connection"`
+	Goroutines int     `json:"goroutines"`
+	Heap       uint64  `json:"heap"`
 	// Redis is the cluster link: "up", "down", or "" on a single node.
 	Redis string `json:"redis,omitempty"`
 }
@@ -50,6 +53,7 @@ type history struct {
 	interval time.Duration
 	source   func(*roostmetrics.Snapshot)
 	now      func() time.Time
+	rss      func() uint64 // the process's resident memory
 	// shared, when set, is given each new sample, outside the lock (the
 	// cluster view's publish).
 	shared func(Sample)
@@ -59,13 +63,14 @@ type history struct {
 	next  int // where the next sample goes
 	full  bool
 	last  totals
+	empty uint64 // RSS at the last sample with no connection
 	timer *time.Timer
 	done  bool
 }
 
 func newHistory(interval time.Duration, source func(*roostmetrics.Snapshot), now func() time.Time) *history {
 	n := max(int(window/interval), 2)
-	return &history{interval: interval, source: source, now: now, ring: make([]Sample, n)}
+	return &history{interval: interval, source: source, now: now, ring: make([]Sample, n), rss: residentBytes}
 }
 
 // start takes the first sample (the baseline of the first rates) and
@@ -123,7 +128,8 @@ func (h *history) add() Sample {
 	return s
 }
 
-// read takes the node's counters and the process's memory now.
+// read takes the node's counters and the process's memory now; h.mu is
+// held.
 func (h *history) read() (totals, Sample) {
 	var snap roostmetrics.Snapshot
 	h.source(&snap)
@@ -144,9 +150,12 @@ func (h *history) read() (totals, Sample) {
 			s.Redis = "up"
 		}
 	}
-	s.RSS = residentBytes()
-	if s.Connections > 0 {
-		s.RSSPerConn = float64(s.RSS) / float64(s.Connections)
+	s.RSS = h.rss()
+	switch {
+	case s.Connections == 0:
+		h.empty = s.RSS
+	case h.empty > 0 && s.RSS > h.empty:
+		s.RSSPerConn = float64(s.RSS-h.empty) / float64(s.Connections)
 	}
 	s.Goroutines = runtime.NumGoroutine()
 	s.Heap = heapBytes()
