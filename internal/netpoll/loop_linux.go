@@ -1,6 +1,7 @@
 package netpoll
 
 import (
+	"crypto/tls"
 	"log/slog"
 	"math/rand/v2"
 	"sync"
@@ -44,6 +45,7 @@ type addReq struct {
 	fd       int
 	buffered []byte
 	app      *config.App
+	tls      *tls.Conn // nil for a plain connection
 }
 
 // loop is one epoll instance and the connections it owns.
@@ -55,8 +57,9 @@ type loop struct {
 	efd   int // eventfd that wakes epoll_wait for the inbox
 
 	// Owned by the loop goroutine.
-	conns    []*conn // by slot
-	free     []int32 // slots of closed connections, for reuse
+	conns    []*conn     // by slot
+	tlsConns []*tls.Conn // by slot, for TLS connections; nil until the loop has one
+	free     []int32     // slots of closed connections, for reuse
 	wheel    *wheel.Wheel
 	buf      []byte
 	now      int64 // Unix nanoseconds at the last wake-up

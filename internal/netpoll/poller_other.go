@@ -4,6 +4,7 @@ package netpoll
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 
@@ -39,3 +40,6 @@ func (*Poller) Shutdown(context.Context) error { return nil }
 
 // DisableApp does nothing: no loop holds connections.
 func (*Poller) DisableApp(string) {}
+
+// AddTLS is never called on this platform.
+func (*Poller) AddTLS(int, *tls.Conn, []byte, *config.App) {}

@@ -98,6 +98,9 @@ func (l *loop) reap() {
 
 // release closes the socket and returns every buffer the connection held.
 func (l *loop) release(c *conn) {
+	if c.flags&fTLS != 0 {
+		l.releaseTLS(c)
+	}
 	c.flags |= fReleased
 	l.wheel.Cancel(c.slot)
 	l.closeSocket(int(c.fd))
