@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -79,6 +80,7 @@ type workerConfig struct {
 	channels int
 	pool     int
 	ping     time.Duration
+	tls      *tls.Config // for a wss:// URL; nil means the system's roots
 }
 
 // histShards spreads latency recording over several locks.
@@ -136,7 +138,12 @@ func parseWorkerFlags(args []string, stderr io.Writer) (workerConfig, error) {
 	fs.IntVar(&c.channels, "channels", 1, "channels each connection subscribes to")
 	fs.IntVar(&c.pool, "pool", 0, "draw channel names from this many shared channels (0: one per subscription)")
 	fs.DurationVar(&c.ping, "ping", 0, "send pusher:ping after this much silence (0: the server's activity_timeout)")
+	caFile := fs.String("ca", "", "PEM `file` of certificates to trust for a wss:// URL")
 	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	var err error
+	if c.tls, err = clientTLS(*caFile); err != nil {
 		return c, err
 	}
 	if c.url == "" {
