@@ -70,10 +70,12 @@ test: e2e-deps unit e2e
 unit:
 	$(GO) test -race ./...
 
-## e2e: the real-client suite against both transports (builds roost first).
+## e2e: the real-client suite against both transports, over ws:// and then
+## over wss:// (builds roost first).
 e2e: e2e-deps
 	$(GO) build -o $(ROOST_E2E_BIN) ./cmd/roost
 	cd e2e && ROOST_BIN=$(ROOST_E2E_BIN) $(NPM) test
+	cd e2e && ROOST_BIN=$(ROOST_E2E_BIN) $(NPM) run test:tls
 
 e2e-deps: $(E2E_DEPS)
 
