@@ -14,15 +14,17 @@ import (
 
 // Connection flags.
 const (
-	fClosing  uint16 = 1 << iota // close frame sent or received: no more data frames
-	fDead                        // the socket is to be released at the next reap
-	fReleased                    // the socket is closed
-	fPinged                      // a server ping awaits any answer
-	fOut                         // EPOLLOUT is armed
-	fDeferred                    // read input waits for a later turn (budget_linux.go)
-	fTLS                         // the connection speaks TLS (tls_linux.go)
-	fMore                        // the TLS layer may hold input: read again next turn
-	fSlowTLS                     // a TLS slow consumer's close frame is still to be encrypted
+	fClosing   uint16 = 1 << iota // close frame sent or received: no more data frames
+	fDead                         // the socket is to be released at the next reap
+	fReleased                     // the socket is closed
+	fPinged                       // a server ping awaits any answer
+	fOut                          // EPOLLOUT is armed
+	fDeferred                     // read input waits for a later turn (budget_linux.go)
+	fTLS                          // the connection speaks TLS (tls_linux.go)
+	fMore                         // the TLS layer may hold input: read again next turn
+	fSlowTLS                      // a TLS slow consumer's close frame is still to be encrypted
+	fHandshake                    // accepted by the loop, its request head still being read
+	fHello                        // being upgraded: frames join the 101 in one write
 )
 
 // conn is one WebSocket connection owned by a loop. It is the only memory an
@@ -129,6 +131,10 @@ func (c *conn) write(frame []byte) {
 	l := c.l
 	l.local.framesOut++
 	l.local.bytesOut += int64(len(frame))
+	if c.flags&fHello != 0 {
+		l.hello = append(l.hello, frame...)
+		return
+	}
 	if c.flags&fTLS != 0 {
 		c.writeTLS(frame)
 		return
@@ -233,6 +239,10 @@ func (c *conn) read() {
 	}
 	if c.flags&fTLS != 0 {
 		c.readTLS()
+		return
+	}
+	if c.flags&fHandshake != 0 {
+		c.readHead()
 		return
 	}
 	l := c.l

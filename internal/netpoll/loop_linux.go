@@ -17,7 +17,7 @@ import (
 )
 
 // wakeSlot is the epoll event data of the loop's eventfd; connections use
-// their slot (>= 0).
+// their slot (>= 0), the listening socket listenSlot.
 const wakeSlot = -1
 
 // readBufferSize is the size of each loop's shared read buffer.
@@ -69,6 +69,14 @@ type loop struct {
 	resuming []*conn // the previous turn's deferred, being resumed
 	draining bool
 	local    counters
+
+	// The listening socket, when the loop accepts (handshake_linux.go).
+	lfd         int        // -1 once Unlisten closed it
+	hs          Handshaker // nil when the loop never accepted
+	accepting   bool       // lfd is in the loop's epoll
+	maxHead     int        // the largest request head read on the loop, bytes
+	headTimeout time.Duration
+	hello       []byte // the 101 and the first frames of an upgrade, written at once
 
 	count   atomic.Int64 // connections, readable by anyone
 	drained chan struct{}
@@ -172,6 +180,10 @@ func (l *loop) event(ev unix.EpollEvent) bool {
 	if ev.Fd == wakeSlot {
 		return l.drain()
 	}
+	if ev.Fd == listenSlot {
+		l.accept()
+		return false
+	}
 	c := l.conns[ev.Fd]
 	if c == nil {
 		return false
@@ -222,8 +234,13 @@ func (l *loop) do(o *op) bool {
 // drainAll starts a graceful shutdown of every connection.
 func (l *loop) drainAll() {
 	l.draining = true
+	l.unlisten()
 	for _, c := range l.conns {
-		if c != nil {
+		switch {
+		case c == nil:
+		case c.flags&fHandshake != 0:
+			l.kill(c, 0)
+		default:
 			c.call().Shutdown()
 		}
 	}

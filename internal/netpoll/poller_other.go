@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
+	"time"
 
 	"github.com/roostproject/roost/internal/config"
 )
@@ -43,3 +44,11 @@ func (*Poller) DisableApp(string) {}
 
 // AddTLS is never called on this platform.
 func (*Poller) AddTLS(int, *tls.Conn, []byte, *config.App) {}
+
+// Listen fails: no loop accepts on this platform.
+func (*Poller) Listen(net.Listener, Handshaker, int, time.Duration) error {
+	return errors.ErrUnsupported
+}
+
+// Unlisten does nothing.
+func (*Poller) Unlisten() {}

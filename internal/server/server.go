@@ -54,6 +54,7 @@ type Server struct {
 	apps     *apps.Source
 	gate     *admission.Gate // the caps on new WebSocket connections
 	fds      tickets         // the admission tickets of the epoll loops' sockets
+	handoff  *handoff        // what the loops pass to net/http, when they accept
 	metrics  *http.Server    // serves metrics.addr; nil when /metrics is on addr
 	metricLn net.Listener    // metrics.addr once bound
 	timeouts atomic.Int64    // connections closed by the handshake timeout
@@ -206,7 +207,9 @@ func (l tlsListener) Accept() (net.Conn, error) {
 	return tls.Server(netpoll.NewStream(c), l.cfg), nil
 }
 
-// Listen binds the configured address.
+// Listen binds the configured address. On the epoll transport without TLS
+// the loops start accepting on it (accept.go); the listener returned is
+// what net/http serves.
 func (s *Server) Listen() (net.Listener, error) {
 	ln, err := net.Listen("tcp", s.cfg.Addr)
 	if err != nil {
@@ -227,7 +230,7 @@ func (s *Server) Listen() (net.Listener, error) {
 			return nil, fmt.Errorf("server: listen on %s (metrics.addr): %w", s.cfg.Metrics.Addr, err)
 		}
 	}
-	return ln, nil
+	return s.acceptOnLoops(ln), nil
 }
 
 // MetricsAddr returns the address /metrics is served on when metrics.addr

@@ -40,7 +40,7 @@ func (e *HandshakeError) Error() string {
 // for WebSocket version 13, 400 for a bad Sec-WebSocket-Key. No subprotocol
 // and no extension is ever accepted; permessage-deflate offers are ignored.
 func Upgrade(w http.ResponseWriter, r *http.Request) (net.Conn, []byte, error) {
-	key, herr := checkHandshake(r)
+	key, herr := CheckHandshake(r)
 	if herr != nil {
 		herr.write(w)
 		return nil, nil, herr
@@ -58,9 +58,10 @@ func Upgrade(w http.ResponseWriter, r *http.Request) (net.Conn, []byte, error) {
 	return conn, buffered, nil
 }
 
-// checkHandshake applies RFC 6455 4.2.1 in order and returns the client's
-// key, or the HTTP error to answer with.
-func checkHandshake(r *http.Request) (string, *HandshakeError) {
+// CheckHandshake applies RFC 6455 4.2.1 in order and returns the client's
+// key, or the HTTP error to answer with. Upgrade calls it; a server that
+// reads the request itself calls it to apply the same rules.
+func CheckHandshake(r *http.Request) (string, *HandshakeError) {
 	switch {
 	case r.Method != http.MethodGet:
 		return "", &HandshakeError{http.StatusMethodNotAllowed, "websocket: the handshake must be a GET request"}
@@ -129,13 +130,18 @@ func takeBuffered(br *bufio.Reader) []byte {
 
 // writeSwitching writes the 101 response of RFC 6455 4.2.2, item 5.
 func writeSwitching(conn net.Conn, key string) error {
-	b := make([]byte, 0, 160)
-	b = append(b, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"+
-		"Connection: Upgrade\r\nSec-WebSocket-Accept: "...)
-	b = appendAcceptKey(b, key)
-	b = append(b, "\r\n\r\n"...)
-	_, err := conn.Write(b)
+	_, err := conn.Write(AppendSwitching(make([]byte, 0, 160), key))
 	return err
+}
+
+// AppendSwitching appends the 101 response of RFC 6455 4.2.2, item 5, for
+// a client's Sec-WebSocket-Key, so that a server can send it in one write
+// with the first frames.
+func AppendSwitching(dst []byte, key string) []byte {
+	dst = append(dst, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"+
+		"Connection: Upgrade\r\nSec-WebSocket-Accept: "...)
+	dst = appendAcceptKey(dst, key)
+	return append(dst, "\r\n\r\n"...)
 }
 
 // AcceptKey computes the Sec-WebSocket-Accept value for a client's
