@@ -45,6 +45,7 @@ func (p *Poller) Listen(ln net.Listener, h Handshaker, maxHead int, timeout time
 	if err != nil {
 		return err
 	}
+	tuneSocket(fd) // accepted sockets inherit it: no system calls per connection
 	done := make(chan error, len(p.loops))
 	for _, l := range p.loops {
 		l.post(op{kind: opFunc, f: func() { done <- l.listen(fd, h, maxHead, timeout) }})
@@ -109,13 +110,13 @@ func (l *loop) accept() {
 			}
 			return
 		}
-		tuneSocket(fd)
 		l.handshaking(fd, sockaddrIP(sa))
 	}
 }
 
-// tuneSocket sets what Go's net package sets on an accepted TCP socket:
-// no Nagle delay, and keepalive probes after 15 s idle every 15 s.
+// tuneSocket sets what Go's net package sets on each accepted TCP socket:
+// no Nagle delay, and keepalive probes after 15 s idle every 15 s. Set on
+// the listening socket, Linux copies them to every socket it accepts.
 func tuneSocket(fd int) {
 	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_KEEPALIVE, 1)
