@@ -3,7 +3,6 @@ package server
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -86,18 +85,22 @@ func readHead(head []byte) (*http.Request, bool) {
 // plainHandshake returns the app and key of a request that net/http's
 // routes would upgrade with no refusal: GET /app/{key} over HTTP/1.1, one
 // valid Host, no body, a valid WebSocket handshake (ws.CheckHandshake), an
-// app held in memory that is enabled, allows the Origin and the protocol,
-// and is under its quota. Anything else is for net/http.
+// app held in memory (configured or cached) that is enabled, allows the
+// Origin and the protocol, and is under its quota. Anything else is for
+// net/http.
 func (s *Server) plainHandshake(r *http.Request) (*config.App, string, bool) {
 	appKey, ok := appPath(r)
-	if !ok || !plainRequest(r) || !s.apps.ReadOnly() {
+	if !ok || !plainRequest(r) {
 		return nil, "", false
 	}
 	key, herr := ws.CheckHandshake(r)
 	if herr != nil {
 		return nil, "", false
 	}
-	app, _ := s.apps.ByKey(context.Background(), appKey)
+	app, known := s.apps.CachedByKey(appKey) // an app the database must be asked for: net/http waits
+	if !known {
+		return nil, "", false
+	}
 	if code, _ := admit(app, r.URL.Query()); code != 0 {
 		return nil, "", false
 	}
