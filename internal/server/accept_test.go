@@ -2,9 +2,11 @@ package server
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -95,4 +97,22 @@ func TestLoopRefusalIsAnsweredOnce(t *testing.T) {
 	s.connect(t)
 	s.wantRefused(t, "", "5")
 	waitForMetrics(t, s, `roost_handshakes_refused_total{reason="connections"} 1`)
+}
+
+// BenchmarkLoopHandshake is what a loop spends deciding about a plain
+// handshake (parse, checks, admission), the user-space part of the
+// handshake that roost bench churn measures whole.
+func BenchmarkLoopHandshake(b *testing.B) {
+	s := newServer(b, "epoll", nil)
+	b.Cleanup(func() { s.Shutdown(context.Background()) })
+	head := []byte(handshakeHead)
+	from := netip.MustParseAddr("127.0.0.1")
+	b.ReportAllocs()
+	for b.Loop() {
+		app, _, answer := s.Handshake(7, head, from)
+		if app == nil || answer != nil {
+			b.Fatal("not upgraded")
+		}
+		s.gate.Release(s.fds.take(7))
+	}
 }
