@@ -207,7 +207,11 @@ func (c *conn) upgrade(app *config.App, key string) {
 		return
 	}
 	rest := c.x.pending
-	c.x.pending = nil
+	if len(rest) == 0 {
+		c.x.pending = rest[:0] // the usual case: the buffer goes back to the pool with the extra
+	} else {
+		c.x.pending = nil // rest still uses it
+	}
 	c.tidy()
 	if l.draining {
 		c.call().Shutdown()
