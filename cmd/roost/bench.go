@@ -23,6 +23,10 @@ modes:
   idle     hold N subscribed idle connections; report RSS and CPU per connection
   fanout   S subscribers on one channel; report CPU per delivered message and latency
   churn    connect and disconnect at a rate; report handshakes per second per core
+  webhook  presence load with webhooks off, then on (to a receiver run here); report
+           CPU per delivered webhook event and memory per queued event
+  cluster  K nodes on one backend (--backend: server flags, Redis by default); report
+           RSS per node, a publish all connections share, steady cross-node latency
   report   run everything over both transports and write docs/bench (takes ~15 minutes)
 
 Without --url each mode starts its own roost (a child process). Run
@@ -46,6 +50,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return benchFanout(ctx, args[1:], stdout, stderr)
 	case "churn":
 		return benchChurn(ctx, args[1:], stdout, stderr)
+	case "webhook":
+		return benchWebhook(ctx, args[1:], stdout, stderr)
+	case "cluster":
+		return benchCluster(ctx, args[1:], stdout, stderr)
 	case "report":
 		return benchReport(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
@@ -148,6 +156,51 @@ func benchChurn(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	r, err := bench.Churn(ctx, o)
 	if err != nil {
 		fmt.Fprintln(stderr, "roost bench churn:", err)
+		return 1
+	}
+	return printResult(stdout, *asJSON, r)
+}
+
+func benchWebhook(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var o bench.WebhookOptions
+	fs := flag.NewFlagSet("bench webhook", flag.ContinueOnError)
+	asJSON := commonFlags(fs, &o.Common)
+	fs.Float64Var(&o.Rate, "rate", 200, "presence cycles per second (subscribe, client event, unsubscribe: 5 webhook events each)")
+	fs.DurationVar(&o.Warmup, "warmup", 5*time.Second, "load before the CPU window")
+	fs.DurationVar(&o.Duration, "duration", 20*time.Second, "CPU window of each run")
+	fs.DurationVar(&o.QueueFor, "queue-for", 10*time.Second, "how long the receiver stops answering, to measure queued events")
+	fs.IntVar(&o.Rounds, "rounds", 1, "pairs of runs (webhooks off, then on)")
+	if !parseMode(fs, args, &o.Common, stderr) {
+		return 2
+	}
+	r, err := bench.Webhook(ctx, o)
+	if err != nil {
+		fmt.Fprintln(stderr, "roost bench webhook:", err)
+		return 1
+	}
+	return printResult(stdout, *asJSON, r)
+}
+
+func benchCluster(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var o bench.ClusterOptions
+	fs := flag.NewFlagSet("bench cluster", flag.ContinueOnError)
+	asJSON := commonFlags(fs, &o.Common)
+	backend := fs.String("backend", bench.DefaultBackend(), "`flags` of `roost serve` that every node gets, naming the shared backend")
+	fs.IntVar(&o.Nodes, "nodes", 3, "roost processes to start")
+	fs.IntVar(&o.PerNode, "per-node", 1000, "subscribed connections per node (at most ~19,000 under the 20,000-file limit)")
+	fs.Float64Var(&o.RampRate, "ramp", 4000, "new connections per second, all nodes together")
+	fs.IntVar(&o.Broadcasts, "broadcasts", 5, "single publishes to the channel every connection shares")
+	fs.IntVar(&o.Channels, "channels", 10000, "channels of the steady publishing (each connection subscribes to one)")
+	fs.Float64Var(&o.Rate, "rate", 1000, "steady publishes per second, through node 1")
+	fs.DurationVar(&o.Duration, "duration", 20*time.Second, "how long to publish steadily")
+	fs.IntVar(&o.Publishers, "publishers", 64, "concurrent HTTP publishers")
+	if !parseMode(fs, args, &o.Common, stderr) {
+		return 2
+	}
+	o.Backend = strings.Fields(*backend)
+	r, err := bench.Cluster(ctx, o)
+	if err != nil {
+		fmt.Fprintln(stderr, "roost bench cluster:", err)
 		return 1
 	}
 	return printResult(stdout, *asJSON, r)

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/roostproject/roost/internal/testutil"
 )
 
 // reexecEnv marks a child process of these tests: the bench re-executes its
@@ -140,5 +142,81 @@ func TestBenchReportSmoke(t *testing.T) {
 	}
 	if _, err := os.Stat(again + "/bench/rss.svg"); err != nil {
 		t.Errorf("report --from wrote no chart: %v", err)
+	}
+}
+
+// TestBenchWebhookSmoke runs the webhook mode briefly: the run without
+// webhooks delivers nothing, the run with them delivers signed events to
+// the bench's receiver, and the paused receiver makes events queue.
+func TestBenchWebhookSmoke(t *testing.T) {
+	t.Parallel()
+	var r struct {
+		Runs []struct {
+			Webhooks bool
+			Cycles   int64
+			Events   int64
+			Queue    *[2]struct {
+				Queued float64 `json:"webhooks_queued"`
+			}
+		}
+		BadRequests int64   `json:"bad_requests"`
+		Queued      float64 `json:"queued"`
+	}
+	runBench(t, &r, "webhook", "--rate", "20", "--warmup", "3500ms", "--duration", "1s", "--queue-for", "1s")
+	if len(r.Runs) != 2 || r.Runs[0].Webhooks || !r.Runs[1].Webhooks {
+		t.Fatalf("want a run without webhooks, then one with: %+v", r.Runs)
+	}
+	off, on := r.Runs[0], r.Runs[1]
+	if off.Cycles == 0 || on.Cycles == 0 || off.Events != 0 || on.Events == 0 || r.BadRequests != 0 {
+		t.Fatalf("implausible runs %+v, %d bad requests", r.Runs, r.BadRequests)
+	}
+	if on.Queue == nil || r.Queued <= 0 {
+		t.Fatalf("no events queued while the receiver was paused: %+v", r)
+	}
+}
+
+// TestBenchClusterSmoke runs two nodes on a private Redis: every
+// connection gets each broadcast, and the second node's clients get events
+// published through the first, across Redis.
+func TestBenchClusterSmoke(t *testing.T) {
+	t.Parallel()
+	redis := testutil.StartRedis(t)
+	var r struct {
+		Nodes []struct {
+			After struct {
+				Connections float64 `json:"connections"`
+			} `json:"after"`
+			Broadcast struct {
+				Count uint64 `json:"count"`
+			} `json:"broadcast"`
+		} `json:"nodes"`
+		LastClient []float64 `json:"last_client_ms"`
+		Published  int64     `json:"published"`
+		CrossNode  struct {
+			Count uint64 `json:"count"`
+		} `json:"cross_node"`
+		Failed int64 `json:"failed"`
+	}
+	runBench(t, &r, "cluster", "--backend", "--redis-url "+redis.URL(), "--nodes", "2", "--per-node", "20",
+		"--broadcasts", "2", "--channels", "5", "--rate", "20", "--duration", "1s", "--settle", "200ms")
+	if len(r.Nodes) != 2 || len(r.LastClient) != 2 || r.Failed != 0 {
+		t.Fatalf("implausible result %+v", r)
+	}
+	for i, n := range r.Nodes {
+		if n.After.Connections != 20 || n.Broadcast.Count != 2*20 {
+			t.Errorf("node %d: %v connections, %d broadcast deliveries; want 20 and 40", i+1, n.After.Connections, n.Broadcast.Count)
+		}
+	}
+	if r.Published == 0 || r.CrossNode.Count == 0 {
+		t.Errorf("%d published, %d delivered on the second node: nothing crossed Redis", r.Published, r.CrossNode.Count)
+	}
+}
+
+// TestBenchClusterNeedsABackend: nodes without a shared backend are not a
+// cluster, and the mode says so instead of measuring them.
+func TestBenchClusterNeedsABackend(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"bench", "cluster", "--backend", ""}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "--backend") {
+		t.Fatalf("exit %d, stderr %q; want 1 and a word about --backend", code, stderr.String())
 	}
 }

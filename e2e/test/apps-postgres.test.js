@@ -8,3 +8,4 @@ require('./connect.test');
 require('./private.test');
 require('./presence.test');
 require('./publish.test');
+require('./apps-webhooks');

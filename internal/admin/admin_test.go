@@ -26,7 +26,7 @@ func newAPI(t *testing.T, yaml, url string) *httptest.Server {
 	}
 	cfg.AppStore.URL = url
 	log := slog.New(slog.DiscardHandler)
-	src, err := apps.New(&cfg, log, nil)
+	src, err := apps.New(&cfg, log, apps.Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}

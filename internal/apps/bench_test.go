@@ -23,7 +23,7 @@ func BenchmarkCachedAppMemory(b *testing.B) {
 	var perApp float64
 	for b.Loop() {
 		before := heapInUse()
-		s := newDB(config.AppStore{}, slog.New(slog.DiscardHandler), nil)
+		s := newDB(config.AppStore{}, slog.New(slog.DiscardHandler), Hooks{})
 		for i := range cachedApps {
 			n := strconv.Itoa(1_000_000_000_000 + i)
 			a := config.App{ID: "id-" + n + "-xxxx", Key: "key-" + n + "-xxx", Secret: "secret-" + n + "-x"}
@@ -50,7 +50,7 @@ func heapInUse() uint64 {
 // not allocate.
 func BenchmarkCachedLookup(b *testing.B) {
 	b.ReportAllocs()
-	s := newDB(config.AppStore{}, slog.New(slog.DiscardHandler), nil)
+	s := newDB(config.AppStore{}, slog.New(slog.DiscardHandler), Hooks{})
 	for i := range cachedApps {
 		n := strconv.Itoa(i)
 		s.put(config.App{ID: "id-" + n, Key: "key-" + n, Secret: "s"}, nil)

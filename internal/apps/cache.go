@@ -13,8 +13,9 @@ const maxUnknown = 100_000
 
 // put caches a decoded row and returns the app to serve, or nil when the
 // row cannot be served at all (it lacks a usable id or key). A malformed
-// row is served switched off, logged once until its error changes. An app
-// that was enabled and is not any more is reported to onDisable.
+// row is served switched off, logged once until its error changes. The app
+// is reported to OnChange, and to OnDisable if it was enabled and is not
+// any more.
 func (s *DB) put(a config.App, rowErr error) *config.App {
 	if !s.logBad(a, rowErr) {
 		return nil
@@ -29,8 +30,9 @@ func (s *DB) put(a config.App, rowErr error) *config.App {
 	delete(s.unknown, lookupKey(colID, a.ID))
 	delete(s.unknown, lookupKey(colKey, a.Key))
 	s.mu.Unlock()
+	s.hooks.OnChange(a.ID, app)
 	if old != nil && old.IsEnabled() && !app.IsEnabled() {
-		s.onDisable(a.ID)
+		s.hooks.OnDisable(a.ID)
 	}
 	return app
 }
@@ -63,7 +65,7 @@ func (s *DB) logBad(a config.App, rowErr error) bool {
 }
 
 // remove drops the app with id from the cache, as when its row is deleted,
-// and reports it to onDisable.
+// and reports it to OnChange and OnDisable.
 func (s *DB) remove(id string) {
 	s.mu.Lock()
 	old := s.byID[id]
@@ -73,7 +75,8 @@ func (s *DB) remove(id string) {
 	}
 	s.mu.Unlock()
 	if old != nil {
-		s.onDisable(id)
+		s.hooks.OnChange(id, nil)
+		s.hooks.OnDisable(id)
 	}
 }
 

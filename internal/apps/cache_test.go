@@ -13,7 +13,7 @@ import (
 
 func TestUnknownEntriesExpireAfterTheirTTL(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := newDB(config.AppStore{UnknownTTL: 5 * time.Second, Refresh: 10 * time.Second}, slog.New(slog.DiscardHandler), nil)
+		s := newDB(config.AppStore{UnknownTTL: 5 * time.Second, Refresh: 10 * time.Second}, slog.New(slog.DiscardHandler), Hooks{})
 		s.markUnknown(colKey, "nope")
 		if a, known := s.cached(colKey, "nope"); a != nil || !known {
 			t.Fatalf("cached = %v, %v; want known unknown", a, known)
@@ -27,7 +27,7 @@ func TestUnknownEntriesExpireAfterTheirTTL(t *testing.T) {
 
 func TestUnknownTTLNeverOutlivesTheRefresh(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := newDB(config.AppStore{UnknownTTL: time.Hour, Refresh: 2 * time.Second}, slog.New(slog.DiscardHandler), nil)
+		s := newDB(config.AppStore{UnknownTTL: time.Hour, Refresh: 2 * time.Second}, slog.New(slog.DiscardHandler), Hooks{})
 		s.markUnknown(colID, "nope")
 		time.Sleep(2 * time.Second)
 		if _, known := s.cached(colID, "nope"); known {
@@ -37,7 +37,7 @@ func TestUnknownTTLNeverOutlivesTheRefresh(t *testing.T) {
 }
 
 func TestUnknownCacheIsBounded(t *testing.T) {
-	s := newDB(config.AppStore{UnknownTTL: time.Hour, Refresh: time.Hour}, slog.New(slog.DiscardHandler), nil)
+	s := newDB(config.AppStore{UnknownTTL: time.Hour, Refresh: time.Hour}, slog.New(slog.DiscardHandler), Hooks{})
 	for i := range maxUnknown + 10 {
 		s.markUnknown(colKey, string(rune(i)))
 	}
@@ -74,7 +74,7 @@ func TestOutageLogIsRateLimited(t *testing.T) {
 
 func TestDisableIsReportedOnlyWhenAnAppIsSwitchedOff(t *testing.T) {
 	var off disabled
-	s := newDB(config.AppStore{}, slog.New(slog.DiscardHandler), off.add)
+	s := newDB(config.AppStore{}, slog.New(slog.DiscardHandler), Hooks{OnDisable: off.add})
 	on, no := true, false
 	s.put(config.App{ID: "a", Key: "k", Secret: "s", Enabled: &on}, nil)
 	s.put(config.App{ID: "a", Key: "k", Secret: "new", Enabled: &on}, nil)

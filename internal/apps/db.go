@@ -27,9 +27,7 @@ type DB struct {
 	log    *slog.Logger
 	health health
 
-	// onDisable is told the id of an app that was switched off or removed,
-	// so its connections can be closed.
-	onDisable func(appID string)
+	hooks Hooks // what is told of changed apps
 
 	mu      sync.RWMutex
 	byKey   map[string]*config.App
@@ -69,8 +67,8 @@ type flight struct {
 // OpenDB connects to cfg.URL and starts the refresh (and, on PostgreSQL,
 // the LISTEN) goroutine. It loads no app: apps are read when first asked
 // for. An unreachable database is not an error here; it makes lookups of
-// uncached apps fail until it comes back. onDisable may be nil.
-func OpenDB(cfg config.AppStore, log *slog.Logger, onDisable func(appID string)) (*DB, error) {
+// uncached apps fail until it comes back.
+func OpenDB(cfg config.AppStore, log *slog.Logger, hooks Hooks) (*DB, error) {
 	db, d, pg, err := open(cfg.URL, cfg.Wait)
 	if err != nil {
 		return nil, err
@@ -78,7 +76,7 @@ func OpenDB(cfg config.AppStore, log *slog.Logger, onDisable func(appID string))
 	db.SetMaxOpenConns(maxQueries)
 	db.SetMaxIdleConns(maxQueries / 2)
 	db.SetConnMaxIdleTime(time.Minute)
-	s := newDB(cfg, log, onDisable)
+	s := newDB(cfg, log, hooks)
 	s.db, s.d, s.pg, s.table = db, d, pg, d.ident(cfg.Table)
 	s.wg.Add(1)
 	go s.refreshLoop()
@@ -90,12 +88,9 @@ func OpenDB(cfg config.AppStore, log *slog.Logger, onDisable func(appID string))
 }
 
 // newDB returns a store with an empty cache and no database yet.
-func newDB(cfg config.AppStore, log *slog.Logger, onDisable func(appID string)) *DB {
-	if onDisable == nil {
-		onDisable = func(string) {}
-	}
+func newDB(cfg config.AppStore, log *slog.Logger, hooks Hooks) *DB {
 	s := &DB{
-		cfg: cfg, log: log, onDisable: onDisable,
+		cfg: cfg, log: log, hooks: hooks.orNop(),
 		byKey: map[string]*config.App{}, byID: map[string]*config.App{},
 		unknown: map[string]time.Time{}, bad: map[string]string{}, flights: map[string]*flight{},
 		stop: make(chan struct{}),

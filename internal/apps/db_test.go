@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -86,7 +87,7 @@ func openStore(t *testing.T, url string, edit func(*config.AppStore)) (*DB, *dis
 	}
 	var off disabled
 	var logs syncBuffer
-	s, err := OpenDB(cfg, slog.New(slog.NewTextHandler(&logs, nil)), off.add)
+	s, err := OpenDB(cfg, slog.New(slog.NewTextHandler(&logs, nil)), Hooks{OnDisable: off.add})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,4 +273,98 @@ func TestTableNameIsConfigurable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// changes records what OnChange is told, for tests to poll.
+type changes struct {
+	mu   sync.Mutex
+	last map[string]*config.App
+}
+
+func (c *changes) add(id string, a *config.App) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.last[id] = a
+}
+
+// hooks returns the webhooks OnChange last reported for id, and whether it
+// reported the app at all (false also after its removal).
+func (c *changes) hooks(id string) ([]config.Webhook, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a := c.last[id]
+	if a == nil {
+		return nil, false
+	}
+	return a.Webhooks, true
+}
+
+func TestWebhooksColumnFollowsTheTable(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *testutil.TestDB) {
+		db.InsertSoketiApp(t, "apps", "hooked", "hooked-key", "s", -1)
+		db.Exec(t, `UPDATE apps SET webhooks = '[{"url":"https://one.example/h","event_types":["channel_occupied"]}]' WHERE id = 'hooked'`)
+		seen := &changes{last: map[string]*config.App{}}
+		var logs syncBuffer
+		cfg := config.AppStore{URL: db.URL, Table: "apps", Refresh: 100 * time.Millisecond, UnknownTTL: time.Second, Wait: 2 * time.Second}
+		s, err := OpenDB(cfg, slog.New(slog.NewTextHandler(&logs, nil)), Hooks{OnChange: seen.add})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		a := mustKey(t, s, "hooked-key")
+		if a == nil || len(a.Webhooks) != 1 || a.Webhooks[0].URL != "https://one.example/h" || !a.Webhooks[0].Wants("channel_occupied") || a.Webhooks[0].Wants("client_event") {
+			t.Fatalf("app read as %+v; want its one webhook", a)
+		}
+		if hooks, ok := seen.hooks("hooked"); !ok || len(hooks) != 1 {
+			t.Fatalf("OnChange told %v, %v; want the app with its webhook", hooks, ok)
+		}
+		db.Exec(t, `UPDATE apps SET webhooks = '[{"url":"https://two.example/h","event_types":["client_event","member_added"]}]' WHERE id = 'hooked'`)
+		testutil.Eventually(t, 5*time.Second, "the changed URL reported", func() bool {
+			hooks, _ := seen.hooks("hooked")
+			return len(hooks) == 1 && hooks[0].URL == "https://two.example/h" && hooks[0].Wants("member_added")
+		})
+		db.Exec(t, `UPDATE apps SET webhooks = '[{"url":"https://two.example/h","event_types":["member_gone"]}]' WHERE id = 'hooked'`)
+		testutil.Eventually(t, 5*time.Second, "the bad column to switch the app off", func() bool {
+			hooks, ok := seen.hooks("hooked")
+			return ok && len(hooks) == 0 && !mustKey(t, s, "hooked-key").IsEnabled()
+		})
+		if l := logs.String(); !strings.Contains(l, `row="id=hooked"`) || !strings.Contains(l, "webhooks[0].event_types") {
+			t.Errorf("the log line does not name the app and the field:\n%s", l)
+		}
+		db.Exec(t, "DELETE FROM apps WHERE id = 'hooked'")
+		testutil.Eventually(t, 5*time.Second, "the deleted row reported", func() bool {
+			seen.mu.Lock()
+			defer seen.mu.Unlock()
+			a, ok := seen.last["hooked"]
+			return ok && a == nil
+		})
+	})
+}
+
+// TestWrittenWebhooksReadBack: an app written through the store (the admin
+// API's path) keeps its webhooks, in soketi's shape, event types spelled out.
+func TestWrittenWebhooksReadBack(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *testutil.TestDB) {
+		s, _, _ := openStore(t, db.URL, nil)
+		a := &config.App{ID: "w", Key: "w-key", Secret: "s", Webhooks: []config.Webhook{
+			{URL: "https://b.example/all"}, {URL: "https://b.example/some", EventTypes: []string{"cache_miss"}}}}
+		if err := config.CheckApp(a); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Create(context.Background(), a); err != nil {
+			t.Fatal(err)
+		}
+		got := mustKey(t, s, "w-key")
+		if got == nil || len(got.Webhooks) != 2 || len(got.Webhooks[0].EventTypes) != len(config.WebhookEventTypes) ||
+			got.Webhooks[1].URL != "https://b.example/some" || !slices.Equal(got.Webhooks[1].EventTypes, []string{"cache_miss"}) {
+			t.Fatalf("read back %+v", got)
+		}
+		a.Webhooks = a.Webhooks[1:]
+		if err := s.Update(context.Background(), a); err != nil {
+			t.Fatal(err)
+		}
+		if got := mustKey(t, s, "w-key"); len(got.Webhooks) != 1 {
+			t.Fatalf("after update: %+v", got.Webhooks)
+		}
+	})
 }

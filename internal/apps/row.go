@@ -1,7 +1,6 @@
 package apps
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -36,7 +35,7 @@ func decodeRow(cols []string, vals []any) (config.App, error) {
 	}
 	if len(errs) > 0 {
 		off := false
-		a.Enabled = &off
+		a.Enabled, a.Webhooks = &off, nil // refused: nothing of it runs
 		return a, errors.Join(errs...)
 	}
 	return a, nil
@@ -64,7 +63,7 @@ func decodeColumn(a *config.App, col string, v any) error {
 	case "max_presence_member_size_in_kb":
 		a.MaxPresenceUserInfo, err = kilobytes(v)
 	case "webhooks":
-		err = jsonList(v)
+		a.Webhooks, err = parseWebhooks(v)
 	case "enable_user_authentication":
 		_, err = flag(v)
 	case "max_backend_events_per_sec":
@@ -191,19 +190,4 @@ func number(v any) (*float64, error) {
 		return nil, fmt.Errorf("want a number, got %v", f)
 	}
 	return &f, nil
-}
-
-// jsonList checks webhooks is NULL or a JSON array. roost does not send
-// soketi's webhooks yet; a malformed value still marks the row malformed,
-// as it would be for soketi.
-func jsonList(v any) error {
-	s, err := text(v)
-	if err != nil || s == "" {
-		return err
-	}
-	var list []json.RawMessage
-	if err := json.Unmarshal([]byte(s), &list); err != nil {
-		return errors.New("not a JSON array")
-	}
-	return nil
 }

@@ -22,11 +22,11 @@ type Source struct {
 
 var _ Store = (*Source)(nil)
 
-// New returns the apps of cfg, opening its app store if it has one.
-// onDisable is told the id of a database app that was switched off or
-// deleted, to close its connections. With a database, the built-in
-// development app (whose secret is public) is not served.
-func New(cfg *config.Config, log *slog.Logger, onDisable func(appID string)) (*Source, error) {
+// New returns the apps of cfg, opening its app store if it has one. hooks
+// are told of the database's apps (a row that a configured app hides is
+// not reported). With a database, the built-in development app (whose
+// secret is public) is not served.
+func New(cfg *config.Config, log *slog.Logger, hooks Hooks) (*Source, error) {
 	s := &Source{file: NewFile(cfg), log: log}
 	if cfg.AppStore.URL == "" {
 		return s, nil
@@ -34,7 +34,14 @@ func New(cfg *config.Config, log *slog.Logger, onDisable func(appID string)) (*S
 	if cfg.IsDevelopment() {
 		s.file = NewFile(&config.Config{})
 	}
-	db, err := OpenDB(cfg.AppStore, log, onDisable)
+	hooks = hooks.orNop()
+	onChange := hooks.OnChange
+	hooks.OnChange = func(id string, a *config.App) {
+		if s.file.cfg.AppByID(id) == nil && (a == nil || !s.clash(a)) {
+			onChange(id, a)
+		}
+	}
+	db, err := OpenDB(cfg.AppStore, log, hooks)
 	if err != nil {
 		return nil, err
 	}

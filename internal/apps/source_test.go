@@ -21,7 +21,7 @@ func newSource(t *testing.T, yaml, url string) (*Source, *syncBuffer) {
 	}
 	cfg.AppStore.URL = url
 	var logs syncBuffer
-	s, err := New(&cfg, slog.New(slog.NewTextHandler(&logs, nil)), nil)
+	s, err := New(&cfg, slog.New(slog.NewTextHandler(&logs, nil)), Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,3 +56,27 @@ func (f *File) ByID(_ context.Context, id string) (*config.App, error) {
 
 // List returns the configuration's apps in their order.
 func (f *File) List() []config.App { return f.cfg.Apps }
+
+// Hooks are told what happens to the database's apps, from the goroutine
+// that read the row (a lookup, the refresh or a notification). Nil fields
+// are not called.
+type Hooks struct {
+	// OnDisable is told the id of an app that was switched off or removed,
+	// so its connections can be closed.
+	OnDisable func(appID string)
+	// OnChange is told every app read from a row (new, changed or read
+	// again unchanged), and a nil app with the id of one whose row is gone,
+	// so that what keeps per-app state (webhooks) follows the table.
+	OnChange func(id string, a *config.App)
+}
+
+// orNop fills nil hooks with functions that do nothing.
+func (h Hooks) orNop() Hooks {
+	if h.OnDisable == nil {
+		h.OnDisable = func(string) {}
+	}
+	if h.OnChange == nil {
+		h.OnChange = func(string, *config.App) {}
+	}
+	return h
+}

@@ -15,9 +15,9 @@ import (
 var (
 	writeCols = []string{"id", "key", "secret", "enabled", "enable_client_messages", "max_connections",
 		"max_presence_members_per_channel", "max_presence_member_size_in_kb",
-		"max_backend_events_per_sec", "max_read_req_per_sec"}
-	insertOnlyCols = []string{"max_client_events_per_sec", "webhooks", "enable_user_authentication"}
-	insertOnlyVals = []any{unlimited, "[]", 0}
+		"max_backend_events_per_sec", "max_read_req_per_sec", "webhooks"}
+	insertOnlyCols = []string{"max_client_events_per_sec", "enable_user_authentication"}
+	insertOnlyVals = []any{unlimited, 0}
 )
 
 // row returns a's values for writeCols; booleans are 0/1 as in soketi's
@@ -27,7 +27,7 @@ func row(a *config.App) []any {
 	kb := (a.MaxPresenceUserInfo + 1023) / 1024
 	a.MaxPresenceUserInfo = kb * 1024
 	return []any{a.ID, a.Key, a.Secret, bit(a.IsEnabled()), bit(a.ClientEvents), a.MaxConnections,
-		a.MaxPresenceMembers, kb, rateCol(a.MaxBackendEventsPerSec), rateCol(a.MaxReadReqPerSec)}
+		a.MaxPresenceMembers, kb, rateCol(a.MaxBackendEventsPerSec), rateCol(a.MaxReadReqPerSec), webhooksColumn(a)}
 }
 
 // rateCol writes a per-second limit as soketi keeps it: -1 for none.

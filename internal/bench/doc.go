@@ -13,6 +13,7 @@
 //
 // The modes are Idle (hold N subscribed connections), Fanout (S subscribers
 // on one channel, publishes through the signed REST API), Churn (connect
-// and disconnect at a rate) and Report (all of them, over both transports,
+// and disconnect at a rate), Webhook (presence load with an app's
+// webhooks off, then on, delivered to a receiver the bench runs) and Report (all of them, over both transports,
 // written to docs/bench as JSON, markdown and an SVG chart).
 package bench

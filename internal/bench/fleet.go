@@ -50,6 +50,16 @@ type FleetConfig struct {
 	// ChannelPool, when positive, draws channel names from that many shared
 	// channels ("bench-p0" ...); zero gives every subscription its own.
 	ChannelPool int
+	// ChannelOffset shifts the fleet's draw from the pool; with SpreadPool,
+	// worker i draws from ChannelOffset + i*MaxPerWorker on, so that the
+	// workers (and fleets given different offsets) cover the pool instead
+	// of all starting at its first channel. Zero values keep every worker
+	// at the start of the pool.
+	ChannelOffset int
+	SpreadPool    bool
+	// Also is a channel every connection subscribes to besides its own
+	// ("" means none): the one channel a whole cluster shares.
+	Also string
 	// Ping overrides the client ping interval; zero means the server's
 	// activity_timeout, as pusher-js does.
 	Ping time.Duration
@@ -108,11 +118,19 @@ func (c FleetConfig) withDefaults() FleetConfig {
 	return c
 }
 
+// offset is worker i's shift of its draw from the pool.
+func (c FleetConfig) offset(i int) int {
+	if c.SpreadPool {
+		return c.ChannelOffset + i*MaxPerWorker
+	}
+	return c.ChannelOffset
+}
+
 func startWorker(cfg FleetConfig, i int) (*workerProc, error) {
 	cmd := cfg.Spawn([]string{
 		"--url", cfg.URL, "--source", "127.0.0." + strconv.Itoa(cfg.FirstSource+i), "--id", strconv.Itoa(i),
-		"--channels", strconv.Itoa(cfg.Channels), "--pool", strconv.Itoa(cfg.ChannelPool), "--ping", cfg.Ping.String(),
-		"--ca", cfg.CAFile,
+		"--channels", strconv.Itoa(cfg.Channels), "--pool", strconv.Itoa(cfg.ChannelPool), "--ping", cfg.Ping.String(), "--also", cfg.Also,
+		"--offset", strconv.Itoa(cfg.offset(i)), "--ca", cfg.CAFile,
 	})
 	cmd.Stderr = cfg.Stderr
 	stdin, err := cmd.StdinPipe()

@@ -20,6 +20,7 @@ import (
 type publisher struct {
 	target  Target
 	channel string
+	pick    func() string // when set, names each event's channel instead of channel
 	client  *http.Client
 	sent    atomic.Int64
 	errs    atomic.Int64
@@ -72,7 +73,11 @@ loop:
 func (p *publisher) publish(ctx context.Context) {
 	path := "/apps/" + p.target.AppID + "/events"
 	stamp := strconv.FormatInt(time.Now().UnixNano(), 10)
-	body := []byte(`{"name":"` + BenchEvent + `","channel":"` + p.channel + `","data":"` + stamp + `"}`)
+	channel := p.channel
+	if p.pick != nil {
+		channel = p.pick()
+	}
+	body := []byte(`{"name":"` + BenchEvent + `","channel":"` + channel + `","data":"` + stamp + `"}`)
 	q := auth.SignRequest(http.MethodPost, path, nil, body, p.target.Key, p.target.Secret, time.Now())
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.target.URL+path+"?"+q.Encode(), bytes.NewReader(body))
 	if err != nil {

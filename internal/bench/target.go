@@ -93,6 +93,13 @@ type ServerOptions struct {
 	Spawn ServerSpawner
 	// Stderr receives the server's log; nil discards it.
 	Stderr io.Writer
+	// Addr is the address to listen on. Zero value means 127.0.0.1:0.
+	Addr string
+	// Args are more `roost serve` flags (a cluster's backend).
+	Args []string
+	// Env adds NAME=value settings to the server's environment (its
+	// ROOST_* configuration).
+	Env []string
 	// TLS makes the server serve wss:// and https:// itself, with a
 	// self-signed certificate that Target.CAFile names.
 	TLS bool
@@ -113,7 +120,8 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 	if spawn == nil {
 		spawn = SelfServer
 	}
-	args := []string{"--addr", "127.0.0.1:0", "--transport", o.Transport}
+	listen := cmpOr(o.Addr, "127.0.0.1:0")
+	args := append([]string{"--addr", listen, "--transport", o.Transport}, o.Args...)
 	var dir, caFile string
 	if o.TLS {
 		var err error
@@ -127,6 +135,7 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 	if o.ActivityTimeout > 0 {
 		cmd.Env = append(cmd.Env, "ROOST_ACTIVITY_TIMEOUT="+o.ActivityTimeout.String())
 	}
+	cmd.Env = append(cmd.Env, o.Env...)
 	cmd.Stderr = o.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -210,6 +219,10 @@ type Sample struct {
 	Accepted  float64 `json:"accepted"`
 	// SentBytes is roost_sent_bytes_total, for bytes per delivered frame.
 	SentBytes float64 `json:"sent_bytes"`
+	// HooksSent and HooksQueued are roost_webhook_sent_total and
+	// roost_webhook_queue_depth, summed over the apps.
+	HooksSent   float64 `json:"webhooks_sent,omitempty"`
+	HooksQueued float64 `json:"webhooks_queued,omitempty"`
 	// Proc is read from /proc/PID when the pid is known.
 	Proc *ProcStat `json:"proc,omitempty"`
 	// Slab is this machine's kernel slab (meaningful when the server and
@@ -236,6 +249,7 @@ func (p *Probe) Sample(ctx context.Context) (Sample, error) {
 		{&s.HeapInuse, "go_memstats_heap_inuse_bytes"}, {&s.StackInuse, "go_memstats_stack_inuse_bytes"},
 		{&s.Goroutines, "go_goroutines"}, {&s.Delivered, "roost_messages_delivered_total"},
 		{&s.Received, "roost_messages_received_total"}, {&s.SentBytes, "roost_sent_bytes_total"},
+		{&s.HooksSent, "roost_webhook_sent_total"}, {&s.HooksQueued, "roost_webhook_queue_depth"},
 	} {
 		*f.dst, _ = m.Sum(f.name)
 	}

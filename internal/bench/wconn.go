@@ -146,7 +146,7 @@ func readText(c *ws.Client) ([]byte, error) {
 // channel names connection idx's j-th channel: shared from a pool, or its own.
 func (w *worker) channel(idx int64, j int) string {
 	if w.cfg.pool > 0 {
-		return "bench-p" + strconv.FormatInt((idx*int64(w.cfg.channels)+int64(j))%int64(w.cfg.pool), 10)
+		return "bench-p" + strconv.FormatInt(((idx+w.cfg.offset)*int64(w.cfg.channels)+int64(j))%int64(w.cfg.pool), 10)
 	}
 	return fmt.Sprintf("bench-w%d-%d-%d", w.cfg.id, idx, j)
 }
@@ -154,13 +154,20 @@ func (w *worker) channel(idx int64, j int) string {
 // prepare subscribes c to its channels and exchanges one pusher:ping, so
 // that a ready connection has done everything an idle client does.
 func (w *worker) prepare(c *ws.Client, idx int64) error {
+	names := make([]string, 0, w.cfg.channels+1)
 	for j := range w.cfg.channels {
-		msg := `{"event":"pusher:subscribe","data":{"auth":"","channel":"` + w.channel(idx, j) + `"}}`
+		names = append(names, w.channel(idx, j))
+	}
+	if w.cfg.also != "" {
+		names = append(names, w.cfg.also)
+	}
+	for _, name := range names {
+		msg := `{"event":"pusher:subscribe","data":{"auth":"","channel":"` + name + `"}}`
 		if err := c.WriteText([]byte(msg)); err != nil {
 			return err
 		}
 	}
-	for ok := 0; ok < w.cfg.channels; {
+	for ok := 0; ok < len(names); {
 		if err := w.expect(c, "pusher_internal:subscription_succeeded"); err != nil {
 			return err
 		}

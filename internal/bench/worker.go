@@ -79,6 +79,8 @@ type workerConfig struct {
 	id       int
 	channels int
 	pool     int
+	offset   int64  // added to connection numbers when drawing from the pool
+	also     string // a channel every connection subscribes to besides its own
 	ping     time.Duration
 	tls      *tls.Config // for a wss:// URL; nil means the system's roots
 }
@@ -137,6 +139,8 @@ func parseWorkerFlags(args []string, stderr io.Writer) (workerConfig, error) {
 	fs.IntVar(&c.id, "id", 0, "worker number, for channel names")
 	fs.IntVar(&c.channels, "channels", 1, "channels each connection subscribes to")
 	fs.IntVar(&c.pool, "pool", 0, "draw channel names from this many shared channels (0: one per subscription)")
+	fs.Int64Var(&c.offset, "offset", 0, "add this to connection numbers when drawing channels from the pool")
+	fs.StringVar(&c.also, "also", "", "a `channel` every connection subscribes to as well")
 	fs.DurationVar(&c.ping, "ping", 0, "send pusher:ping after this much silence (0: the server's activity_timeout)")
 	caFile := fs.String("ca", "", "PEM `file` of certificates to trust for a wss:// URL")
 	if err := fs.Parse(args); err != nil {

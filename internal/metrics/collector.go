@@ -18,7 +18,7 @@ type descs struct {
 	build, connections, handshakes, closed     *prometheus.Desc
 	subscriptions, channels                    *prometheus.Desc
 	messagesIn, messagesOut, bytesIn, bytesOut *prometheus.Desc
-	clusterUp, clusterDropped                  *prometheus.Desc
+	clusterUp, clusterDropped, clusterDupes    *prometheus.Desc
 	refused, maxConnections, timeouts          *prometheus.Desc
 	webhooks                                   *webhookDescs
 }
@@ -54,6 +54,8 @@ func newDescs(version string) *descs {
 			"1 while this cluster node reaches Redis, 0 while it serves local connections only.", nil, nil),
 		clusterDropped: prometheus.NewDesc("roost_cluster_dropped_total",
 			"Messages not sent to the other nodes because the outbox was full while Redis was slow or away.", nil, nil),
+		clusterDupes: prometheus.NewDesc("roost_cluster_duplicates_total",
+			"Messages from other nodes received a second time (a publish retried after a timeout) and not delivered again.", nil, nil),
 		webhooks: newWebhookDescs(),
 	}
 }
@@ -79,7 +81,7 @@ var _ prometheus.Collector = (*collector)(nil)
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	d := c.d
 	for _, x := range []*prometheus.Desc{d.build, d.connections, d.handshakes, d.closed, d.subscriptions,
-		d.channels, d.messagesIn, d.messagesOut, d.bytesIn, d.bytesOut, d.clusterUp, d.clusterDropped,
+		d.channels, d.messagesIn, d.messagesOut, d.bytesIn, d.bytesOut, d.clusterUp, d.clusterDropped, d.clusterDupes,
 		d.refused, d.maxConnections, d.timeouts} {
 		ch <- x
 	}
@@ -113,6 +115,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(d.clusterUp, prometheus.GaugeValue, up)
 		ch <- prometheus.MustNewConstMetric(d.clusterDropped, prometheus.CounterValue, float64(s.Cluster.Dropped))
+		ch <- prometheus.MustNewConstMetric(d.clusterDupes, prometheus.CounterValue, float64(s.Cluster.Duplicates))
 	}
 	for i := range s.Webhooks {
 		d.webhooks.collect(ch, &s.Webhooks[i])

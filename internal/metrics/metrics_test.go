@@ -37,7 +37,7 @@ func fakeSource(s *Snapshot) {
 	ep := Transport{Name: "epoll", Counts: connstats.Counts{Open: 5, Accepted: 9, MessagesIn: 11, BytesIn: 400, FramesOut: 13, BytesOut: 900}}
 	ep.Closed[connstats.Slow] = 4
 	s.Transports = append(s.Transports, ep, Transport{Name: "portable", Counts: connstats.Counts{Open: 1, Accepted: 1}})
-	s.Cluster = &Cluster{Up: true, Dropped: 6}
+	s.Cluster = &Cluster{Up: true, Dropped: 6, Duplicates: 5}
 	s.Refused = []Refusal{{"connections", 1}, {"origin", 1}}
 	s.MaxConnections = 960
 	s.HandshakeTimeouts = 8
@@ -61,6 +61,7 @@ func TestNames(t *testing.T) {
 		"roost_sent_bytes_total":         "counter",
 		"roost_cluster_up":               "gauge",
 		"roost_cluster_dropped_total":    "counter",
+		"roost_cluster_duplicates_total": "counter",
 		"roost_handshakes_refused_total": "counter",
 		"roost_connections_limit":        "gauge",
 		"roost_handshake_timeouts_total": "counter",
@@ -118,6 +119,7 @@ func TestValues(t *testing.T) {
 		`roost_sent_bytes_total{transport="epoll"} 900`,
 		`roost_cluster_up 1`,
 		`roost_cluster_dropped_total 6`,
+		`roost_cluster_duplicates_total 5`,
 		`roost_handshakes_refused_total{reason="connections"} 1`,
 		`roost_handshakes_refused_total{reason="origin"} 1`,
 		`roost_connections_limit 960`,

@@ -48,6 +48,9 @@ type Cluster struct {
 	// Dropped counts messages not sent to the other nodes because the
 	// outbox was full while Redis was slow or away.
 	Dropped int64
+	// Duplicates counts messages from other nodes received again (a
+	// publish retried after a timeout) and dropped, not delivered twice.
+	Duplicates int64
 }
 
 // Source fills a Snapshot. It is called once per scrape, possibly from

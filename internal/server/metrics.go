@@ -75,7 +75,7 @@ func (s *Server) snapshot(snap *metrics.Snapshot) {
 	}
 	snap.Transports = append(snap.Transports, metrics.Transport{Name: "portable", Counts: s.portable.Stats().Read()})
 	if s.cluster != nil {
-		snap.Cluster = &metrics.Cluster{Up: s.cluster.Ready() == nil, Dropped: s.cluster.Dropped()}
+		snap.Cluster = &metrics.Cluster{Up: s.cluster.Ready() == nil, Dropped: s.cluster.Dropped(), Duplicates: s.cluster.Duplicates()}
 	}
 	s.webhookMetrics(snap)
 }

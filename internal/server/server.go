@@ -50,7 +50,7 @@ type Server struct {
 	http     *http.Server
 	stats    connstats.Stats   // the epoll loops' counters
 	cluster  *cluster.Redis    // nil on a single node
-	webhooks *webhook.Webhooks // nil when no app has webhooks
+	webhooks *webhook.Webhooks // nil when no app has webhooks and there is no app store
 	apps     *apps.Source
 	gate     *admission.Gate // the caps on new WebSocket connections
 	fds      tickets         // the admission tickets of the epoll loops' sockets
@@ -84,7 +84,7 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 			return nil, err
 		}
 	}
-	if s.apps, err = apps.New(s.cfg, log, s.disableApp); err != nil {
+	if s.apps, err = apps.New(s.cfg, log, apps.Hooks{OnDisable: s.disableApp, OnChange: s.appChanged}); err != nil {
 		s.closeWebhooks(context.Background())
 		return nil, err
 	}

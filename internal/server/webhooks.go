@@ -4,21 +4,35 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/metrics"
 	"github.com/roostproject/roost/internal/webhook"
 )
 
-// newWebhooks builds the apps' webhooks, or nil when no app has any, and
-// makes the hub report to them.
+// newWebhooks builds the apps' webhooks, or nil when no configured app has
+// any and there is no app store (whose apps may have some), and makes the
+// hub report to them.
 func (s *Server) newWebhooks() *webhook.Webhooks {
 	w := webhook.New(webhook.Options{Apps: s.cfg.Apps, Settings: s.cfg.Webhooks,
 		Node: strconv.FormatUint(s.hub.Node(), 10), Logger: s.log})
-	if !w.Enabled() {
+	if !w.Enabled() && s.cfg.AppStore.URL == "" {
 		return nil
 	}
 	s.hub.SetObserver(w)
 	return w
+}
+
+// appChanged gives the webhooks an app read from the app store, or the id
+// of one whose row is gone (a nil a).
+func (s *Server) appChanged(id string, a *config.App) {
+	switch {
+	case s.webhooks == nil:
+	case a == nil:
+		s.webhooks.RemoveApp(id)
+	default:
+		s.webhooks.SetApp(a)
+	}
 }
 
 // startWebhooks starts the webhooks' intake, with the cluster's shared

@@ -21,7 +21,7 @@ func (w *Webhooks) close(ctx context.Context) {
 	w.delays.fireAll()
 	w.in.close()
 	w.intakeG.Wait()
-	close(w.closing)
+	w.retireAll()
 	done := make(chan struct{})
 	go func() { w.senders.Wait(); close(done) }()
 	select {
@@ -31,9 +31,4 @@ func (w *Webhooks) close(ctx context.Context) {
 		<-done
 	}
 	w.cancel()
-	for _, a := range w.apps {
-		for _, s := range a.senders {
-			s.q.dropAll(DropShutdown)
-		}
-	}
 }

@@ -51,7 +51,7 @@ func (w *Webhooks) CacheMiss(app, channel string) {
 
 // now queues an event that is not delayed.
 func (w *Webhooks) now(app string, ev Event) {
-	if a := w.apps[app]; a != nil && a.wants&bit(ev.Name) != 0 && !internal(ev.Channel) {
+	if a := w.current(app); a != nil && a.wants&bit(ev.Name) != 0 && !internal(ev.Channel) {
 		w.in.push(fact{app: a, op: opSend, ev: ev}, a.stats)
 	}
 }
@@ -59,7 +59,7 @@ func (w *Webhooks) now(app string, ev Event) {
 // pair queues one half of a pair of events that cancel each other within
 // the delay: occupied/vacated of a channel, added/removed of a member.
 func (w *Webhooks) pair(app, channel string, op uint8, ev Event, user string) {
-	a := w.apps[app]
+	a := w.current(app)
 	if a == nil || internal(channel) {
 		return
 	}

@@ -220,7 +220,7 @@ func TestQueueIsBoundedInBytes(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 		synctest.Wait()
-		a := w.apps["app"]
+		a := w.current("app")
 		if used := a.budget.used.Load(); used > int64(s.QueueBytes) {
 			t.Fatalf("queue holds %d bytes, over %d", used, s.QueueBytes)
 		}

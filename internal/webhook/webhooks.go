@@ -34,7 +34,12 @@ type Options struct {
 // Webhooks delivers every app's webhooks. It is a hub.Observer; CacheMiss
 // is session.Env's OnCacheMiss. Its methods never block.
 type Webhooks struct {
-	apps    map[string]*app // read-only after New
+	// apps is the current set of apps with webhooks, replaced whole (copy
+	// on write) by SetApp and RemoveApp under appsMu, read without a lock.
+	apps    atomic.Pointer[map[string]*app]
+	appsMu  sync.Mutex // serialises the writers of apps; guards shut
+	shut    bool       // Close has begun: apps no longer change
+	client  *http.Client
 	cfg     config.Webhooks
 	pending Pending
 	node    string
@@ -43,7 +48,6 @@ type Webhooks struct {
 	delays  delays
 	log     *slog.Logger
 
-	closing   chan struct{} // closed by Close: send what is queued now
 	closeOnce sync.Once
 	ctx       context.Context
 	cancel    context.CancelFunc
@@ -53,14 +57,23 @@ type Webhooks struct {
 
 var _ hub.Observer = (*Webhooks)(nil)
 
-// app is one app's webhooks.
+// app is one app's webhooks, as one version of its settings defined them.
+// When the settings change, a new app replaces it, sharing its counters and
+// byte budget, and it is retired: its senders send what it has queued and
+// stop.
 type app struct {
-	id      string
-	wants   uint8 // event types any URL wants, by bit (see bit)
-	senders []*sender
-	wantsOf []uint8 // event types each sender wants
-	stats   *counters
-	budget  budget
+	id          string
+	key, secret string
+	hooks       []config.Webhook
+	wants       uint8 // event types any URL wants, by bit (see bit)
+	senders     []*sender
+	wantsOf     []uint8 // event types each sender wants
+	stats       *counters
+	budget      *budget
+
+	mu      sync.Mutex    // guards retired; held while queueing, so nothing is queued once retired
+	retired bool          // replaced or removed: events go to the current app
+	stop    chan struct{} // closed when retired: the senders send what is queued and stop
 }
 
 // bit is the flag of event type name in a wants mask.
@@ -72,15 +85,17 @@ func New(o Options) *Webhooks {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	w := &Webhooks{apps: make(map[string]*app), cfg: o.Settings, node: o.Node,
-		in: newIntake(), log: o.Logger, closing: make(chan struct{})}
+	w := &Webhooks{cfg: o.Settings, node: o.Node, in: newIntake(), log: o.Logger,
+		client: newClient(o.Settings.Timeout, o.Transport)}
 	w.delays.push = w.in.push
 	w.ctx, w.cancel = context.WithCancel(context.Background())
+	apps := make(map[string]*app)
 	for i := range o.Apps {
 		if len(o.Apps[i].Webhooks) > 0 {
-			w.apps[o.Apps[i].ID] = w.newApp(&o.Apps[i], newClient(o.Settings.Timeout, o.Transport))
+			apps[o.Apps[i].ID] = w.newApp(&o.Apps[i], nil)
 		}
 	}
+	w.apps.Store(&apps)
 	return w
 }
 
@@ -98,9 +113,16 @@ func (w *Webhooks) Start(p Pending) {
 	go func() { defer w.intakeG.Done(); w.run() }()
 }
 
-// newApp starts the senders of a's webhooks.
-func (w *Webhooks) newApp(a *config.App, client *http.Client) *app {
-	x := &app{id: a.ID, stats: newCounters(), budget: budget{max: int64(w.cfg.QueueBytes)}}
+// newApp starts the senders of a's webhooks; a replacement takes over the
+// counters and the byte budget of old, the version it replaces (nil for a
+// new app).
+func (w *Webhooks) newApp(a *config.App, old *app) *app {
+	x := &app{id: a.ID, key: a.Key, secret: a.Secret, hooks: slices.Clone(a.Webhooks), stop: make(chan struct{})}
+	if old != nil {
+		x.stats, x.budget = old.stats, old.budget
+	} else {
+		x.stats, x.budget = newCounters(), &budget{max: int64(w.cfg.QueueBytes)}
+	}
 	for i := range a.Webhooks {
 		hook := &a.Webhooks[i]
 		var wants uint8
@@ -109,36 +131,52 @@ func (w *Webhooks) newApp(a *config.App, client *http.Client) *app {
 				wants |= bit(name)
 			}
 		}
-		s := &sender{url: hook.URL, key: a.Key, secret: a.Secret, q: newQueue(&x.budget, x.stats),
-			stats: x.stats, cfg: &w.cfg, client: client, log: w.log, closing: w.closing}
+		s := &sender{url: hook.URL, key: a.Key, secret: a.Secret, q: newQueue(x.budget, x.stats),
+			stats: x.stats, cfg: &w.cfg, client: w.client, log: w.log, closing: x.stop}
 		x.senders, x.wantsOf, x.wants = append(x.senders, s), append(x.wantsOf, wants), x.wants|wants
 		w.senders.Add(1)
-		go func() { defer w.senders.Done(); s.run(w.ctx) }()
+		go func() {
+			defer w.senders.Done()
+			s.run(w.ctx)
+			s.q.dropAll(DropShutdown) // what the server stopped before sending
+		}()
 	}
 	return x
 }
 
-// Enabled reports whether any app has webhooks.
-func (w *Webhooks) Enabled() bool { return len(w.apps) > 0 }
+// Enabled reports whether any app has webhooks now.
+func (w *Webhooks) Enabled() bool { return len(*w.apps.Load()) > 0 }
 
-// route encodes ev once and queues it for every URL of a that wants it.
+// current returns the app with webhooks whose id is id, or nil.
+func (w *Webhooks) current(id string) *app { return (*w.apps.Load())[id] }
+
+// route encodes ev once and queues it for every URL of a that wants it. An
+// event of a retired app goes to its current version, if it still has
+// webhooks that want it.
 func (w *Webhooks) route(a *app, ev *Event) {
 	b := bit(ev.Name)
-	if a.wants&b == 0 {
-		return
-	}
-	body := ev.AppendJSON(nil)
-	for i, s := range a.senders {
-		if a.wantsOf[i]&b != 0 {
-			s.q.push(body)
+	for a != nil && a.wants&b != 0 {
+		a.mu.Lock()
+		if !a.retired {
+			body := ev.AppendJSON(nil)
+			for i, s := range a.senders {
+				if a.wantsOf[i]&b != 0 {
+					s.q.push(body)
+				}
+			}
+			a.mu.Unlock()
+			return
 		}
+		a.mu.Unlock()
+		a = w.current(a.id)
 	}
 }
 
 // Stats returns each app's statistics, by app id.
 func (w *Webhooks) Stats() []Stats {
-	out := make([]Stats, 0, len(w.apps))
-	for id, a := range w.apps {
+	apps := *w.apps.Load()
+	out := make([]Stats, 0, len(apps))
+	for id, a := range apps {
 		out = append(out, a.stats.snapshot(id))
 	}
 	slices.SortFunc(out, func(x, y Stats) int { return strings.Compare(x.App, y.App) })

@@ -1,0 +1,60 @@
+package bench
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestReceiverChecksSignatures: the bench's receiver counts the events of a
+// request signed with the app secret, and refuses (and counts) one that is
+// not, so that a server signing wrongly cannot pass the bench.
+func TestReceiverChecksSignatures(t *testing.T) {
+	r, err := startReceiver("k", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	body := `{"time_ms":1,"events":[{"name":"channel_occupied","channel":"a"},{"name":"cache_miss","channel":"a"}]}`
+	post := func(sig string) int {
+		req, _ := http.NewRequest(http.MethodPost, r.URL(), strings.NewReader(body))
+		req.Header.Set("X-Pusher-Key", "k")
+		req.Header.Set("X-Pusher-Signature", sig)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := post(r.sign([]byte(body))); code != http.StatusOK || r.events.Load() != 2 {
+		t.Fatalf("signed request: %d, %d events counted", code, r.events.Load())
+	}
+	if code := post(r.sign([]byte(body + " "))); code != http.StatusUnauthorized || r.bad.Load() != 1 || r.events.Load() != 2 {
+		t.Fatalf("badly signed request: %d, %d bad, %d events", code, r.bad.Load(), r.events.Load())
+	}
+}
+
+// TestWebhookPerEventCPU checks the arithmetic: the extra cores of each
+// round's run with webhooks over its run without, per event delivered per
+// second, and the median over rounds.
+func TestWebhookPerEventCPU(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	win := [2]Sample{{At: t0}, {At: t0.Add(10 * time.Second)}}
+	runs := []WebhookRun{
+		{Cores: 0.10, Window: win}, {Webhooks: true, Cores: 0.12, Events: 10000, Window: win}, // 0.02 / 1000/s = 20 µs
+		{Cores: 0.10, Window: win}, {Webhooks: true, Cores: 0.11, Events: 10000, Window: win}, // 10 µs
+		{Cores: 0.10, Window: win}, {Webhooks: true, Cores: 0.13, Events: 10000, Window: win}, // 30 µs
+	}
+	runs[1].Queue = &[2]Sample{{HeapInuse: 1e6, RSS: 2e6}, {HeapInuse: 3e6, RSS: 5e6, HooksQueued: 10000}}
+	r := &WebhookResult{Runs: runs}
+	r.compute()
+	near := func(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }
+	if !near(r.CPUPerEvent, 20) || len(r.PerRound) != 3 || !near(r.EventsPerSecond, 1000) {
+		t.Fatalf("per event %v µs by round %v, %v events/s; want 20 µs median, 1000/s", r.CPUPerEvent, r.PerRound, r.EventsPerSecond)
+	}
+	if !near(r.HeapPerQueued, 200) || !near(r.RSSPerQueued, 300) || r.Queued != 10000 {
+		t.Fatalf("queued %v: %v heap, %v RSS per event; want 200 and 300", r.Queued, r.HeapPerQueued, r.RSSPerQueued)
+	}
+}
