@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"net"
 	"net/http"
 	"net/url"
@@ -35,7 +36,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	fd := -1
 	if s.Transport() == "epoll" {
 		var err error
-		if fd, err = netpoll.Dup(requestConn(r)); err != nil {
+		if fd, err = netpoll.Dup(socketConn(r)); err != nil {
 			s.gate.Refuse(admission.Descriptors)
 			s.limitedLog.Warn("websocket handshake refused: cannot take the socket", "err", err)
 			s.overloaded(w, admission.Descriptors)
@@ -77,6 +78,10 @@ func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, app *config.App
 		s.gate.Release(ticket)
 	default:
 		s.fds.put(fd, ticket)
+		if tc, ok := nc.(*tls.Conn); ok {
+			s.poller.AddTLS(fd, tc, buffered, app, st) // the TLS state moves with the socket
+			return
+		}
 		nc.Close() // the duplicate keeps the socket open
 		s.poller.Add(fd, buffered, app, st)
 	}
