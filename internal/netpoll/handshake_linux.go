@@ -12,7 +12,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/ws"
 )
 
@@ -174,33 +173,34 @@ func (c *conn) readHead() {
 // decideHead asks the Handshaker about the head x.pending[:n].
 func (c *conn) decideHead(n int) {
 	x := c.x
-	app, key, answer := c.l.hs.Handshake(int(c.fd), x.pending[:n], x.from)
+	up, answer := c.l.hs.Handshake(int(c.fd), x.pending[:n], x.from)
 	switch {
 	case answer != nil:
 		c.answer(answer)
 		return
-	case app == nil:
+	case up.App == nil:
 		c.handoff()
 		return
 	}
 	rest := x.pending[n:]
 	x.pending = x.pending[:copy(x.pending, rest)]
-	c.upgrade(app, key)
+	c.upgrade(up)
 }
 
-// upgrade turns a handshaking connection into a WebSocket: the 101, then
-// what the session sends first (pusher:connection_established), in one
-// write.
-func (c *conn) upgrade(app *config.App, key string) {
+// upgrade turns a handshaking connection into a WebSocket: the 101, with
+// the extensions the handshake negotiated, then what the session sends
+// first (pusher:connection_established), in one write.
+func (c *conn) upgrade(up Accepted) {
 	l := c.l
 	c.flags = c.flags&^fHandshake | fHello
+	c.ws = up.WS
 	l.count.Add(1)
 	if s := l.cfg.Stats; s != nil {
 		s.Opened()
 	}
 	l.wheel.Schedule(c.slot, c.deadline()+l.jitter())
-	l.hello = ws.AppendSwitching(l.hello[:0], key, "")
-	c.call().Init(app)
+	l.hello = ws.AppendSwitching(l.hello[:0], up.Key, up.Extensions)
+	c.call().Init(up.App)
 	c.flags &^= fHello
 	c.writeRaw(l.hello)
 	if c.flags&fDead != 0 {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/roostproject/roost/internal/admission"
-	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/netpoll"
 	"github.com/roostproject/roost/internal/ws"
 )
@@ -56,21 +55,21 @@ var headReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 40
 // handshake net/http would upgrade, answers one the admission gate refuses
 // as net/http would (without the descriptor a hand-over costs, which a
 // node out of them does not have), and hands over everything else.
-func (s *Server) Handshake(fd int, head []byte, from netip.Addr) (*config.App, string, []byte) {
+func (s *Server) Handshake(fd int, head []byte, from netip.Addr) (netpoll.Accepted, []byte) {
 	r, ok := readHead(head)
 	if !ok {
-		return nil, "", nil
+		return netpoll.Accepted{}, nil
 	}
-	app, key, ok := s.plainHandshake(r)
+	up, ok := s.plainHandshake(r)
 	if !ok {
-		return nil, "", nil
+		return netpoll.Accepted{}, nil
 	}
 	ticket, why := s.gate.Admit(from, time.Now())
 	if why != admission.Admitted {
-		return nil, "", s.overloadedResponse(why)
+		return netpoll.Accepted{}, s.overloadedResponse(why)
 	}
 	s.fds.put(fd, ticket)
-	return app, key, nil
+	return up, nil
 }
 
 // readHead parses a request head as net/http does.
@@ -82,35 +81,37 @@ func readHead(head []byte) (*http.Request, bool) {
 	return r, err == nil
 }
 
-// plainHandshake returns the app and key of a request that net/http's
-// routes would upgrade with no refusal: GET /app/{key} over HTTP/1.1, one
-// valid Host, no body, a valid WebSocket handshake (ws.CheckHandshake), an
-// app held in memory (configured or cached) that is enabled, allows the
-// Origin and the protocol, and is under its quota. Anything else is for
-// net/http.
-func (s *Server) plainHandshake(r *http.Request) (*config.App, string, bool) {
+// plainHandshake returns the upgrade of a request that net/http's routes
+// would upgrade with no refusal: GET /app/{key} over HTTP/1.1, one valid
+// Host, no body, a valid WebSocket handshake (ws.CheckHandshake), an app
+// held in memory (configured or cached) that is enabled, allows the Origin
+// and the protocol, and is under its quota. Anything else is for net/http.
+// Extensions are negotiated as ws.Upgrade negotiates them (ws.Negotiate).
+func (s *Server) plainHandshake(r *http.Request) (netpoll.Accepted, bool) {
 	appKey, ok := appPath(r)
 	if !ok || !plainRequest(r) {
-		return nil, "", false
+		return netpoll.Accepted{}, false
 	}
 	key, herr := ws.CheckHandshake(r)
 	if herr != nil {
-		return nil, "", false
+		return netpoll.Accepted{}, false
 	}
 	app, known := s.apps.CachedByKey(appKey) // an app the database must be asked for: net/http waits
 	if !known {
-		return nil, "", false
+		return netpoll.Accepted{}, false
 	}
 	if code, _ := admit(app, r.URL.Query()); code != 0 {
-		return nil, "", false
+		return netpoll.Accepted{}, false
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !app.AllowsOrigin(origin) {
-		return nil, "", false
+		return netpoll.Accepted{}, false
 	}
 	if app.MaxConnections > 0 && s.hub.Connections(app.ID) >= app.MaxConnections {
-		return nil, "", false
+		return netpoll.Accepted{}, false
 	}
-	return app, key, true
+	up := netpoll.Accepted{App: app, Key: key}
+	up.Extensions, up.WS = ws.Negotiate(r.Header, upgradeOptions(app))
+	return up, true
 }
 
 // appPath returns the {key} of GET /app/{key} when the path needs no

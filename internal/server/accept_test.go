@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/ws"
 )
 
 // handshakeHead is a WebSocket handshake for the development app.
@@ -109,10 +111,86 @@ func BenchmarkLoopHandshake(b *testing.B) {
 	from := netip.MustParseAddr("127.0.0.1")
 	b.ReportAllocs()
 	for b.Loop() {
-		app, _, answer := s.Handshake(7, head, from)
-		if app == nil || answer != nil {
+		up, answer := s.Handshake(7, head, from)
+		if up.App == nil || answer != nil {
 			b.Fatal("not upgraded")
 		}
 		s.gate.Release(s.fds.take(7))
 	}
+}
+
+// TestLoopNegotiatesDeflate: a handshake a loop upgrades itself negotiates
+// permessage-deflate by ws.Upgrade's rule (ws.Negotiate): for an app with
+// compression the 101 accepts the offer and the connection then reads a
+// compressed message; for one without, the 101 names no extension.
+func TestLoopNegotiatesDeflate(t *testing.T) {
+	const offer = "permessage-deflate; client_max_window_bits"
+	head := strings.Replace(handshakeHead, "\r\n\r\n", "\r\nSec-WebSocket-Extensions: "+offer+"\r\n\r\n", 1)
+	for _, compression := range []bool{true, false} {
+		t.Run(fmt.Sprint("compression=", compression), func(t *testing.T) {
+			s := startServer(t, "epoll", func(c *config.Config) { c.Apps[0].Compression = compression })
+			c, err := net.Dial("tcp", s.addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			c.SetDeadline(time.Now().Add(waitLimit))
+			io.WriteString(c, head)
+			br := bufio.NewReader(c)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+				t.Fatalf("response %v, %v; want 101", resp, err)
+			}
+			want, _ := ws.Negotiate(http.Header{"Sec-Websocket-Extensions": {offer}}, &ws.UpgradeOptions{Deflate: compression})
+			if got := resp.Header.Get("Sec-WebSocket-Extensions"); got != want || (want == "") == compression {
+				t.Fatalf("Sec-WebSocket-Extensions %q, want %q", got, want)
+			}
+			if op, p := readServerFrame(t, br); op != ws.OpText || !strings.Contains(string(p), "pusher:connection_established") {
+				t.Fatalf("first frame %v %q, want connection_established", op, p)
+			}
+			if s.handoff.passed.Load() != 0 {
+				t.Fatal("the handshake went to net/http")
+			}
+			if !compression {
+				return
+			}
+			channel := strings.Repeat("z", 100)
+			c.Write(compressedClientFrame(t, `{"event":"pusher:subscribe","data":{"channel":"`+channel+`"}}`))
+			if op, p := readServerFrame(t, br); op != ws.OpText || !strings.Contains(string(p), "subscription_succeeded") {
+				t.Fatalf("after a compressed subscribe: frame %v %q, want subscription_succeeded", op, p)
+			}
+		})
+	}
+}
+
+// compressedClientFrame is msg as a client sends it compressed (RFC 7692
+// 7.2.1): a masked text frame with RSV1 and a deflated payload.
+func compressedClientFrame(t *testing.T, msg string) []byte {
+	z := ws.DeflateFrame(ws.AppendFrame(nil, ws.OpText, []byte(msg)))
+	if z == nil || z[1] >= 126 {
+		t.Fatalf("%q does not compress into a short frame", msg)
+	}
+	f := ws.AppendMaskedFrame(nil, ws.OpText, z[2:], [4]byte{1, 2, 3, 4})
+	f[0] |= 0x40 // RSV1: the payload is compressed
+	return f
+}
+
+// readServerFrame reads one unmasked, uncompressed frame of under 64 KB.
+func readServerFrame(t *testing.T, br *bufio.Reader) (ws.Opcode, []byte) {
+	var h [4]byte
+	if _, err := io.ReadFull(br, h[:2]); err != nil {
+		t.Fatalf("reading a frame: %v", err)
+	}
+	n := int(h[1] & 0x7f)
+	if n == 126 {
+		if _, err := io.ReadFull(br, h[2:4]); err != nil {
+			t.Fatalf("reading a frame: %v", err)
+		}
+		n = int(h[2])<<8 | int(h[3])
+	}
+	p := make([]byte, n)
+	if _, err := io.ReadFull(br, p); err != nil {
+		t.Fatalf("reading a frame: %v", err)
+	}
+	return ws.Opcode(h[0] & 0x0f), p
 }

@@ -39,11 +39,12 @@ func FuzzLoopHandshake(f *testing.F) {
 		if !ok {
 			return
 		}
-		app, key, ok := s.plainHandshake(r)
+		up, ok := s.plainHandshake(r)
 		if !ok {
 			return
 		}
-		if app == nil || key == "" {
+		app := up.App
+		if app == nil || up.Key == "" {
 			t.Fatalf("upgrade without an app or a key: %q", head)
 		}
 		var routed string

@@ -52,7 +52,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 // storeErr is the app store's failure to answer, which the client is told
 // to retry later (4100: pusher-js backs off and reconnects).
 func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, app *config.App, storeErr error, ticket admission.Ticket, fd int) {
-	nc, buffered, st, err := ws.Upgrade(w, r, &ws.UpgradeOptions{Deflate: app != nil && app.Compression})
+	nc, buffered, st, err := ws.Upgrade(w, r, upgradeOptions(app))
 	code, msg := admit(app, r.URL.Query())
 	if storeErr != nil {
 		code, msg = pusher.OverCapacity, "app store unavailable, try again later"
@@ -85,6 +85,13 @@ func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, app *config.App
 		nc.Close() // the duplicate keeps the socket open
 		s.poller.Add(fd, buffered, app, st)
 	}
+}
+
+// upgradeOptions is what a handshake for app may negotiate, on either path
+// (net/http's upgrade and the loops' own): permessage-deflate where the app
+// has compression on.
+func upgradeOptions(app *config.App) *ws.UpgradeOptions {
+	return &ws.UpgradeOptions{Deflate: app != nil && app.Compression}
 }
 
 // admit checks the app and the protocol version of a new connection.
