@@ -70,12 +70,14 @@ test: e2e-deps unit e2e
 unit:
 	$(GO) test -race ./...
 
-## e2e: the real-client suite against both transports (builds roost first),
-## then its cluster suites again over NATS and over a private Redis Cluster
-## of three primaries (e2e/with-redis-cluster.sh starts and removes it).
+## e2e: the real-client suite against both transports, over ws:// and then
+## over wss:// (builds roost first), then its cluster suites again over NATS
+## and over a private Redis Cluster of three primaries
+## (e2e/with-redis-cluster.sh starts and removes it).
 e2e: e2e-deps
 	$(GO) build -o $(ROOST_E2E_BIN) ./cmd/roost
 	cd e2e && ROOST_BIN=$(ROOST_E2E_BIN) $(NPM) test
+	cd e2e && ROOST_BIN=$(ROOST_E2E_BIN) $(NPM) run test:tls
 	cd e2e && E2E_NATS_URL=nats://127.0.0.1:4222 ROOST_BIN=$(ROOST_E2E_BIN) $(NPM) run test-cluster
 	cd e2e && ROOST_BIN=$(ROOST_E2E_BIN) ./with-redis-cluster.sh $(NPM) run test-cluster
 

@@ -1,8 +1,8 @@
 'use strict';
 // clients.js wires the official npm clients to a roost under test: pusher-js
-// (its Node build, WebSocket transport only, no TLS, no stats beacons) and the
-// `pusher` server SDK. It records what they see so tests can poll for it, and
-// a Clients registry closes everything a test opened.
+// (its Node build, WebSocket transport only, TLS when the server serves it, no
+// stats beacons) and the `pusher` server SDK. It records what they see so tests
+// can poll for it, and a Clients registry closes everything a test opened.
 
 const PusherJS = require('pusher-js');
 const PusherSDK = require('pusher');
@@ -19,7 +19,8 @@ function newPusherJS(server, opts = {}) {
     cluster: 'roost', // required by pusher-js 8, unused with wsHost
     wsHost: server.host,
     wsPort: server.port,
-    forceTLS: false,
+    wssPort: server.port,
+    forceTLS: Boolean(server.tls),
     enabledTransports: ['ws'],
     enableStats: false,
     ...opts.pusher,
@@ -78,7 +79,7 @@ function received(channel, event) {
 function sdk(server, opts = {}) {
   return new PusherSDK({
     appId: server.appId, key: server.key, secret: server.secret,
-    host: server.host, port: String(server.port), useTLS: false, timeout: 10000,
+    host: server.host, port: String(server.port), useTLS: Boolean(server.tls), timeout: 10000,
     ...opts,
   });
 }

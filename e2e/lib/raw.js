@@ -11,7 +11,8 @@ const PROTOCOL_QUERY = 'protocol=7&client=js&version=8.6.0&flash=false';
 // wsURL is the Pusher endpoint (docs/protocol.md, "The endpoint") for app key
 // on server.
 function wsURL(server, key = server.key, query = PROTOCOL_QUERY) {
-  return `ws://${server.host}:${server.port}/app/${encodeURIComponent(key)}?${query}`;
+  const scheme = server.tls ? 'wss' : 'ws';
+  return `${scheme}://${server.host}:${server.port}/app/${encodeURIComponent(key)}?${query}`;
 }
 
 // decode parses one text frame; `payload` is `data` with the double encoding

@@ -10,13 +10,14 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const appsDB = require('./appsdb');
+const tls = require('./tls');
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const DEFAULT_BIN = path.join(REPO_ROOT, 'e2e', '.tmp', 'roost');
 const START_TIMEOUT_MS = 20000;
 const STOP_TIMEOUT_MS = 10000;
 const STDERR_CAP = 64 * 1024;
-const SERVING_RE = /serving on (http:\/\/([^\s/]+):(\d+))/;
+const SERVING_RE = /serving on (https?:\/\/([^\s/]+):(\d+))/;
 
 // TRANSPORTS is the list every suite runs against; ROOST_TRANSPORTS="epoll"
 // narrows it while debugging one path.
@@ -139,7 +140,8 @@ function makeStop(proc, exited, dir) {
  * startRoost runs one roost server and waits until it listens.
  * opts: { transport, activityTimeout ("1s"), pongWait, maxMessageSize, apps, args,
  *         env (extra variables; inherited ROOST_* ones are dropped) }.
- * Returns { url, host, port, key, secret, appId, apps, transport, proc,
+ * With E2E_TLS_CERT set (lib/tls.js) it serves wss:// and https://, and tls is true.
+ * Returns { url, host, port, tls, key, secret, appId, apps, transport, proc,
  *           exited (Promise<{code,signal}>), stop(signal?) -> exit info, stderr() }.
  */
 async function startRoost(opts = {}) {
@@ -148,7 +150,8 @@ async function startRoost(opts = {}) {
   const cfg = path.join(dir, 'roost.yaml');
   const store = appsDB.enabled() ? appsDB.create() : null;
   fs.writeFileSync(cfg, configYAML(store ? { ...opts, apps: [] } : opts));
-  const args = ['serve', '--addr', '127.0.0.1:0', '--config', cfg, ...(store ? store.args : [])];
+  const args = ['serve', '--addr', '127.0.0.1:0', '--config', cfg, ...(store ? store.args : []),
+    ...tls.serverArgs()];
   if (opts.transport) args.push('--transport', opts.transport);
   const proc = spawn(bin, args.concat(opts.args || []), {
     stdio: ['ignore', 'pipe', 'pipe'], env: { ...childEnv(), ...opts.env, ...(store ? store.env : {}) },
@@ -170,7 +173,7 @@ async function startRoost(opts = {}) {
   }
   const app = (opts.apps || DEFAULT_APPS)[0];
   return {
-    ...where, key: app.key, secret: app.secret, appId: app.id,
+    ...where, tls: tls.enabled(), key: app.key, secret: app.secret, appId: app.id,
     apps: opts.apps || DEFAULT_APPS, transport: opts.transport, proc, exited, stop, stderr,
   };
 }

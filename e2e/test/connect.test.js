@@ -7,6 +7,7 @@ const assert = require('node:assert/strict');
 const { describeServer, uniqueName } = require('../lib/suite');
 const { subscribe } = require('../lib/clients');
 const { waitFor } = require('../lib/poll');
+const tls = require('../lib/tls');
 
 const SOCKET_ID_RE = /^\d+\.\d+$/;
 
@@ -16,6 +17,15 @@ describeServer('connect', {}, (test) => {
     await res.arrayBuffer();
     assert.equal(res.status, 200);
   });
+
+  test('the run\'s scheme is served: wss:// under npm run test:tls, ws:// otherwise',
+    async ({ server, clients }) => {
+      assert.equal(server.url.startsWith('https://'), tls.enabled(), server.url);
+      const raw = await clients.raw();
+      assert.equal(Boolean(raw.ws._socket.encrypted), tls.enabled(), 'the WebSocket runs over TLS');
+      const c = await clients.pusherJS();
+      assert.equal(c.connection.state, 'connected');
+    });
 
   test('pusher-js connects and gets a numeric socket_id', async ({ clients }) => {
     const c = await clients.pusherJS();

@@ -25,10 +25,10 @@ function prefixOf(env) {
 }
 
 // laravelEnv reads the guide's .env with the server's address in place of
-// the guide's host, port and scheme (the test's roost is plain HTTP).
+// the guide's host, port and scheme (https when the test's roost serves TLS).
 function laravelEnv(guide, server, prefix) {
   return parseDotenv(guide.laravelEnv, {
-    [`${prefix}HOST`]: server.host, [`${prefix}PORT`]: server.port, [`${prefix}SCHEME`]: 'http',
+    [`${prefix}HOST`]: server.host, [`${prefix}PORT`]: server.port, [`${prefix}SCHEME`]: server.tls ? 'https' : 'http',
   });
 }
 

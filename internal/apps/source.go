@@ -77,6 +77,21 @@ func (s *Source) ByKey(ctx context.Context, key string) (*config.App, error) {
 	return s.unclashed(a), err
 }
 
+// CachedByKey is ByKey without waiting: the app with key when it is known
+// in memory (configured, or cached from the database), and false when
+// only the database can answer. It never blocks, so an epoll loop may call
+// it.
+func (s *Source) CachedByKey(key string) (*config.App, bool) {
+	if a, _ := s.file.ByKey(context.Background(), key); a != nil || s.db == nil {
+		return a, true
+	}
+	a, known := s.db.cached(colKey, key)
+	if !known || a == nil {
+		return nil, known
+	}
+	return s.unclashed(a), true
+}
+
 // ByID implements Store.
 func (s *Source) ByID(ctx context.Context, id string) (*config.App, error) {
 	if a, _ := s.file.ByID(ctx, id); a != nil || s.db == nil {

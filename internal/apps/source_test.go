@@ -121,3 +121,23 @@ func TestManageAppsInTheDatabase(t *testing.T) {
 		testutil.Eventually(t, 5*time.Second, "the deleted app gone", func() bool { return mustKey(t, s, "made-key") == nil })
 	})
 }
+
+// TestCachedByKeyNeverAsksTheDatabase: a configured app and an app the
+// cache holds are answered without waiting; an app not asked for yet is
+// left to ByKey, which asks the database.
+func TestCachedByKeyNeverAsksTheDatabase(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *testutil.TestDB) {
+		db.InsertSoketiApp(t, "apps", "db-id", "db-key", "db-secret", 0)
+		s, _ := newSource(t, "apps:\n  - {id: file-id, key: file-key, secret: file-secret}\n", db.URL)
+		if a, known := s.CachedByKey("file-key"); !known || a == nil || a.ID != "file-id" {
+			t.Fatalf("configured app: %+v, %v", a, known)
+		}
+		if a, known := s.CachedByKey("db-key"); known {
+			t.Fatalf("an app never asked for is known without the database: %+v", a)
+		}
+		mustKey(t, s, "db-key")
+		if a, known := s.CachedByKey("db-key"); !known || a == nil || a.ID != "db-id" {
+			t.Fatalf("cached app: %+v, %v", a, known)
+		}
+	})
+}

@@ -68,7 +68,7 @@ func Churn(ctx context.Context, o ChurnOptions) (*ChurnResult, error) {
 		return nil, err
 	}
 	defer stop()
-	f, err := StartFleet(FleetConfig{URL: t.WebSocketURL(), Workers: o.Workers, Spawn: o.Spawn, Stderr: o.Stderr})
+	f, err := StartFleet(FleetConfig{URL: t.WebSocketURL(), CAFile: t.CAFile, Workers: o.Workers, Spawn: o.Spawn, Stderr: o.Stderr})
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,8 @@ type Common struct {
 	// Transport of the child server: "epoll" or "portable". Zero value
 	// means "epoll".
 	Transport string
+	// TLS makes the child server serve wss:// itself (ServerOptions.TLS).
+	TLS bool
 	// ActivityTimeout of the child server. Zero value means roost's default
 	// (120 s).
 	ActivityTimeout time.Duration
@@ -51,7 +53,7 @@ func (c *Common) start(ctx context.Context) (Target, func(), error) {
 		tr = "epoll"
 	}
 	srv, err := StartServer(ctx, ServerOptions{Transport: tr, ActivityTimeout: c.ActivityTimeout,
-		Compression: c.Deflate, Spawn: c.ServerSpawn, Stderr: c.Stderr})
+		Compression: c.Deflate, Spawn: c.ServerSpawn, Stderr: c.Stderr, TLS: c.TLS})
 	if err != nil {
 		return Target{}, nil, err
 	}
@@ -60,7 +62,7 @@ func (c *Common) start(ctx context.Context) (Target, func(), error) {
 
 // fleet starts workers for n connections against t.
 func (c *Common) fleet(t Target, n, channels, pool int, ping time.Duration) (*Fleet, error) {
-	return StartFleet(FleetConfig{URL: t.WebSocketURL(), Workers: WorkersFor(n), Channels: channels,
+	return StartFleet(FleetConfig{URL: t.WebSocketURL(), CAFile: t.CAFile, Workers: WorkersFor(n), Channels: channels,
 		ChannelPool: pool, Ping: ping, Deflate: c.Deflate, Spawn: c.Spawn, Stderr: c.Stderr})
 }
 

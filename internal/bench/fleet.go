@@ -36,6 +36,9 @@ func SelfSpawner(args []string) *exec.Cmd {
 type FleetConfig struct {
 	// URL is the WebSocket URL of the app endpoint (Target.WebSocketURL).
 	URL string
+	// CAFile names certificates a wss:// URL's server may present besides
+	// the system's (Target.CAFile); empty means none.
+	CAFile string
 	// Workers is the number of processes. Zero means one.
 	Workers int
 	// FirstSource is the last octet of the first worker's source address
@@ -129,7 +132,7 @@ func startWorker(cfg FleetConfig, i int) (*workerProc, error) {
 	cmd := cfg.Spawn([]string{
 		"--url", cfg.URL, "--source", "127.0.0." + strconv.Itoa(cfg.FirstSource+i), "--id", strconv.Itoa(i),
 		"--channels", strconv.Itoa(cfg.Channels), "--pool", strconv.Itoa(cfg.ChannelPool), "--ping", cfg.Ping.String(), "--also", cfg.Also,
-		"--offset", strconv.Itoa(cfg.offset(i)),
+		"--offset", strconv.Itoa(cfg.offset(i)), "--ca", cfg.CAFile,
 		"--deflate=" + strconv.FormatBool(cfg.Deflate),
 	})
 	cmd.Stderr = cfg.Stderr

@@ -29,7 +29,8 @@ type publisher struct {
 }
 
 func newPublisher(t Target, channel string, workers int) *publisher {
-	tr := &http.Transport{MaxIdleConnsPerHost: workers, MaxConnsPerHost: workers}
+	tr := t.httpTransport()
+	tr.MaxIdleConnsPerHost, tr.MaxConnsPerHost = workers, workers
 	return &publisher{target: t, channel: channel, client: &http.Client{Transport: tr, Timeout: 10 * time.Second}}
 }
 

@@ -28,6 +28,9 @@ type Target struct {
 	// PID is the server's process id when it runs on this machine, for the
 	// /proc cross-check; zero means unknown.
 	PID int `json:"pid,omitempty"`
+	// CAFile is a PEM file of certificates to trust for an https:// URL
+	// besides the system's; empty means the system's only.
+	CAFile string `json:"-"`
 }
 
 // WebSocketURL returns the app endpoint as pusher-js would open it.
@@ -99,6 +102,9 @@ type ServerOptions struct {
 	// Env adds NAME=value settings to the server's environment (its
 	// ROOST_* configuration).
 	Env []string
+	// TLS makes the server serve wss:// and https:// itself, with a
+	// self-signed certificate that Target.CAFile names.
+	TLS bool
 }
 
 // Server is a roost child process.
@@ -106,6 +112,7 @@ type Server struct {
 	Target
 	cmd  *exec.Cmd
 	done chan struct{}
+	dir  string // holds the TLS certificate, removed by Stop; "" if none
 }
 
 // StartServer starts roost on 127.0.0.1:0 with the debug endpoints on and
@@ -116,7 +123,15 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 		spawn = SelfServer
 	}
 	listen := cmpOr(o.Addr, "127.0.0.1:0")
-	cmd := spawn(append([]string{"--addr", listen, "--transport", o.Transport}, o.Args...))
+	args := append([]string{"--addr", listen, "--transport", o.Transport}, o.Args...)
+	var dir, caFile string
+	if o.TLS {
+		var err error
+		if dir, caFile, args, err = tlsArgs(args); err != nil {
+			return nil, err
+		}
+	}
+	cmd := spawn(args)
 	cmd.Env = append(os.Environ(), "ROOSTDEBUG=endpoints", "ROOST_LOG_LEVEL=warn",
 		"ROOST_APP_ID="+benchAppID, "ROOST_APP_KEY="+benchAppKey, "ROOST_APP_SECRET="+benchAppSecret)
 	if o.ActivityTimeout > 0 {
@@ -134,8 +149,8 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("bench: start server: %w", err)
 	}
-	s := &Server{cmd: cmd, done: make(chan struct{}),
-		Target: Target{AppID: benchAppID, Key: benchAppKey, Secret: benchAppSecret, PID: cmd.Process.Pid}}
+	s := &Server{cmd: cmd, done: make(chan struct{}), dir: dir,
+		Target: Target{AppID: benchAppID, Key: benchAppKey, Secret: benchAppSecret, PID: cmd.Process.Pid, CAFile: caFile}}
 	addr := make(chan string, 1)
 	go s.readBanner(stdout, addr)
 	select {
@@ -170,6 +185,9 @@ func (s *Server) Stop() error {
 	timer := time.AfterFunc(30*time.Second, func() { s.cmd.Process.Kill() })
 	defer timer.Stop()
 	<-s.done
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+	}
 	return s.cmd.Wait()
 }
 
@@ -181,7 +199,7 @@ type Probe struct {
 
 // NewProbe returns a probe with a short-timeout HTTP client.
 func NewProbe(t Target) *Probe {
-	return &Probe{Target: t, Client: &http.Client{Timeout: 30 * time.Second}}
+	return &Probe{Target: t, Client: &http.Client{Timeout: 30 * time.Second, Transport: t.httpTransport()}}
 }
 
 // Sample is a server's state at one moment.

@@ -62,7 +62,7 @@ func (w *worker) fail(err error) {
 func (w *worker) dial() (*ws.Client, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(w.ctx, handshakeTimeout)
 	defer cancel()
-	c, err := ws.Dial(ctx, w.cfg.url, &ws.DialOptions{LocalAddr: w.cfg.source, Deflate: w.cfg.deflate})
+	c, err := ws.Dial(ctx, w.cfg.url, &ws.DialOptions{LocalAddr: w.cfg.source, Deflate: w.cfg.deflate, TLSConfig: w.cfg.tls})
 	if err != nil {
 		return nil, 0, err
 	}

@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -82,6 +83,7 @@ type workerConfig struct {
 	also     string // a channel every connection subscribes to besides its own
 	ping     time.Duration
 	deflate  bool
+	tls      *tls.Config // for a wss:// URL; nil means the system's roots
 }
 
 // histShards spreads latency recording over several locks.
@@ -142,7 +144,12 @@ func parseWorkerFlags(args []string, stderr io.Writer) (workerConfig, error) {
 	fs.StringVar(&c.also, "also", "", "a `channel` every connection subscribes to as well")
 	fs.DurationVar(&c.ping, "ping", 0, "send pusher:ping after this much silence (0: the server's activity_timeout)")
 	fs.BoolVar(&c.deflate, "deflate", false, "offer permessage-deflate")
+	caFile := fs.String("ca", "", "PEM `file` of certificates to trust for a wss:// URL")
 	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	var err error
+	if c.tls, err = clientTLS(*caFile); err != nil {
 		return c, err
 	}
 	if c.url == "" {

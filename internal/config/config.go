@@ -21,10 +21,10 @@ type Config struct {
 	TLS TLS `yaml:"tls" help:"serve wss:// and https:// directly: set both files, or neither and put a TLS-terminating proxy in front"`
 
 	// Transport picks how WebSocket connections are served: "epoll" (one
-	// event loop per core owns idle sockets, Linux only), "portable" (one
-	// goroutine per connection; any OS, and the only path that serves TLS)
-	// or "auto" (epoll on Linux without TLS, else portable).
-	Transport string `yaml:"transport" env:"ROOST_TRANSPORT" flag:"transport" default:"auto" check:"transport" help:"auto (epoll on Linux without TLS, else portable), epoll (Linux) or portable (a goroutine per connection, any OS)"`
+	// event loop per core owns idle sockets, TLS or not; Linux only),
+	// "portable" (one goroutine per connection; any OS) or "auto" (epoll on
+	// Linux, else portable).
+	Transport string `yaml:"transport" env:"ROOST_TRANSPORT" flag:"transport" default:"auto" check:"transport" help:"auto (epoll on Linux, else portable), epoll (Linux) or portable (a goroutine per connection, any OS)"`
 
 	// Loops is the number of epoll loops. Zero value means
 	// runtime.GOMAXPROCS(0), one loop per usable core.
@@ -103,7 +103,7 @@ type Config struct {
 type TLS struct {
 	// CertFile is the path of a PEM certificate chain. Zero value means no
 	// TLS.
-	CertFile string `yaml:"cert_file" env:"ROOST_TLS_CERT" flag:"tls-cert" default:"" help:"PEM certificate chain file; needs transport auto or portable"`
+	CertFile string `yaml:"cert_file" env:"ROOST_TLS_CERT" flag:"tls-cert" default:"" help:"PEM certificate chain file"`
 	// KeyFile is the path of the PEM private key for CertFile. Zero value
 	// means no TLS.
 	KeyFile string `yaml:"key_file" env:"ROOST_TLS_KEY" flag:"tls-key" default:"" help:"PEM private key file of cert_file"`

@@ -16,7 +16,7 @@ const (
 
 // Transport values for Config.Transport.
 const (
-	// TransportAuto picks epoll on Linux without TLS, else portable.
+	// TransportAuto picks epoll on Linux, else portable.
 	TransportAuto = "auto"
 	// TransportEpoll serves connections from per-core epoll loops.
 	TransportEpoll = "epoll"

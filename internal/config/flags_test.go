@@ -65,7 +65,6 @@ func TestFlagErrorsNameTheFlag(t *testing.T) {
 		{[]string{"ROOST_ADDR=localhost"}, nil, `config: addr (ROOST_ADDR): want host:port`},
 		{nil, []string{"--transport=kqueue"}, `config: transport (--transport): "kqueue" is not one of`},
 		{nil, []string{"--tls-cert=c.pem"}, "config: tls.key_file: must be set when tls.cert_file is set"},
-		{nil, []string{"--tls-cert=c.pem", "--tls-key=k.pem", "--transport=epoll"}, `config: transport (--transport): "epoll" cannot serve TLS`},
 		{nil, []string{"--redis-url=http://x"}, "config: redis.url (--redis-url): want redis://"},
 	}
 	for _, tt := range tests {

@@ -24,7 +24,7 @@ func (v *validator) fail(path string, err error) {
 func (c *Config) validate() error {
 	var v validator
 	v.section(schema(), reflect.ValueOf(c).Elem(), "")
-	v.tls(c.TLS, c.Transport)
+	v.tls(c.TLS)
 	v.backends(c.Redis, c.NATS)
 	return errors.Join(v.errs...)
 }
@@ -83,18 +83,13 @@ func (v *validator) unique(u *field, entries reflect.Value, path string) {
 	}
 }
 
-// tls checks the certificate and key come as a pair, and that the transport
-// can serve TLS (only the portable transport does).
-func (v *validator) tls(t TLS, transport string) {
+// tls checks the certificate and key come as a pair.
+func (v *validator) tls(t TLS) {
 	if t.CertFile == "" && t.KeyFile != "" {
 		v.fail("tls.cert_file", errors.New("must be set when tls.key_file is set"))
 	}
 	if t.KeyFile == "" && t.CertFile != "" {
 		v.fail("tls.key_file", errors.New("must be set when tls.cert_file is set"))
-	}
-	if t.Enabled() && transport == TransportEpoll {
-		v.fail("transport", fmt.Errorf("%q cannot serve TLS; use %q or %q, or terminate TLS at a proxy",
-			TransportEpoll, TransportAuto, TransportPortable))
 	}
 }
 

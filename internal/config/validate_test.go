@@ -19,7 +19,6 @@ func TestValidationErrorsNameTheFieldAndSource(t *testing.T) {
 		{"transport: kqueue\n", nil, `config: transport (line 1): "kqueue" is not one of ["auto" "epoll" "portable"]`},
 		{"tls:\n  cert_file: c.pem\n", nil, "config: tls.key_file (line 1): must be set when tls.cert_file is set"},
 		{"", []string{"ROOST_TLS_KEY=k.pem"}, "config: tls.cert_file: must be set when tls.key_file is set"},
-		{"tls: {cert_file: c, key_file: k}\ntransport: epoll\n", nil, `config: transport (line 2): "epoll" cannot serve TLS`},
 		{"\n\nloops: -1\n", nil, "config: loops (line 3): must be >= 0, got -1"},
 		{"activity_timeout: 1500ms\n", nil, "config: activity_timeout (line 1): must be a whole number of seconds, at least 1s, got 1.5s"},
 		{"activity_timeout: -10s\n", nil, "config: activity_timeout (line 1): must be a whole number of seconds"},

@@ -54,6 +54,10 @@ func (l *loop) resume(waiting []*conn) {
 		if c.flags&fDead == 0 {
 			c.decode(nil)
 		}
+		if c.flags&(fDead|fDeferred|fMore) == fMore {
+			c.flags &^= fMore
+			c.read() // the TLS layer may hold more input (tls_linux.go)
+		}
 	}
 	l.resuming = waiting[:0]
 }

@@ -14,12 +14,17 @@ import (
 
 // Connection flags.
 const (
-	fClosing  uint8 = 1 << iota // close frame sent or received: no more data frames
-	fDead                       // the socket is to be released at the next reap
-	fReleased                   // the socket is closed
-	fPinged                     // a server ping awaits any answer
-	fOut                        // EPOLLOUT is armed
-	fDeferred                   // read input waits for a later turn (budget_linux.go)
+	fClosing   uint16 = 1 << iota // close frame sent or received: no more data frames
+	fDead                         // the socket is to be released at the next reap
+	fReleased                     // the socket is closed
+	fPinged                       // a server ping awaits any answer
+	fOut                          // EPOLLOUT is armed
+	fDeferred                     // read input waits for a later turn (budget_linux.go)
+	fTLS                          // the connection speaks TLS (tls_linux.go)
+	fMore                         // the TLS layer may hold input: read again next turn
+	fSlowTLS                      // a TLS slow consumer's close frame is still to be encrypted
+	fHandshake                    // accepted by the loop, its request head still being read
+	fHello                        // being upgraded: frames join the 101 in one write
 )
 
 // conn is one WebSocket connection owned by a loop. It is the only memory an
@@ -29,7 +34,7 @@ type conn struct {
 	l     *loop
 	fd    int32 // the socket
 	slot  int32 // index in the loop's tables (conns, wheel) and epoll's event data
-	flags uint8
+	flags uint16
 	ws    ws.State
 	why   transport.Cause // why the connection is ending, once it is
 	seen  int64           // Unix ns of the last byte received
@@ -69,6 +74,9 @@ func (l *loop) add(r *addReq) {
 	}
 	c := &conn{l: l, fd: int32(r.fd), slot: slot, seen: l.now, ws: r.ws}
 	l.conns[slot] = c
+	if r.tls != nil {
+		l.attachTLS(c, r.tls)
+	}
 	l.count.Add(1)
 	if s := l.cfg.Stats; s != nil {
 		s.Opened()
@@ -79,6 +87,9 @@ func (l *loop) add(r *addReq) {
 		c.call().Shutdown()
 	} else if len(r.buffered) > 0 {
 		c.decode(r.buffered)
+	}
+	if c.flags&fTLS != 0 {
+		c.moreTLS() // records read with the handshake wait in the TLS layer, where epoll cannot see them
 	}
 }
 
@@ -115,10 +126,29 @@ func (c *conn) closing() {
 	c.l.dying = append(c.l.dying, c)
 }
 
+// write sends a frame: encrypted on a TLS connection, as it is otherwise.
 func (c *conn) write(frame []byte) {
 	l := c.l
 	l.local.framesOut++
 	l.local.bytesOut += int64(len(frame))
+	if c.flags&fHello != 0 {
+		l.hello = append(l.hello, frame...)
+		return
+	}
+	if c.flags&fTLS != 0 {
+		c.writeTLS(frame)
+		return
+	}
+	c.writeRaw(frame)
+}
+
+// writeRaw writes bytes to the socket now and keeps what it refuses.
+func (c *conn) writeRaw(frame []byte) {
+	l := c.l
+	if c.flags&fDead != 0 { // a TLS close_notify at release: one try
+		unix.Write(int(c.fd), frame)
+		return
+	}
 	if c.backlogged() {
 		c.queue(frame)
 		return
@@ -137,9 +167,11 @@ func (c *conn) write(frame []byte) {
 }
 
 // queue appends to the backlog, closing a consumer that exceeds the cap.
+// Once closing, what is still written (a TLS slow consumer's close frame)
+// goes past the cap.
 func (c *conn) queue(b []byte) {
 	x := c.ext()
-	if c.l.cfg.Policy.Overflows(len(x.backlog), len(b)) {
+	if c.flags&fClosing == 0 && c.l.cfg.Policy.Overflows(len(x.backlog), len(b)) {
 		c.slow(b)
 		return
 	}
@@ -155,12 +187,16 @@ func (c *conn) queue(b []byte) {
 func (c *conn) slow(b []byte) {
 	x := c.x
 	c.l.log.Warn("slow consumer closed", "backlog", len(x.backlog)+len(b))
-	if len(x.backlog) == 0 {
+	if len(x.backlog) == 0 || c.flags&fTLS != 0 { // a TLS record must stay whole to decrypt
 		x.backlog = append(x.backlog, b...)
 	}
-	x.backlog = append(x.backlog, transport.SlowClose...)
 	c.why.Set(connstats.Slow)
 	c.closing()
+	if c.flags&fTLS != 0 {
+		c.flags |= fSlowTLS // encrypted once crypto/tls's write returns (tls_linux.go)
+		return
+	}
+	x.backlog = append(x.backlog, transport.SlowClose...)
 }
 
 // flush writes the backlog when the socket can take more.
@@ -199,6 +235,14 @@ func (c *conn) armOut(on bool) {
 // read takes what the socket has into the loop's shared buffer.
 func (c *conn) read() {
 	if c.flags&fDead != 0 {
+		return
+	}
+	if c.flags&fTLS != 0 {
+		c.readTLS()
+		return
+	}
+	if c.flags&fHandshake != 0 {
+		c.readHead()
 		return
 	}
 	l := c.l

@@ -1,6 +1,9 @@
 // Package netpoll serves WebSocket connections from epoll loops after the
 // HTTP handshake, so that an idle connection owns no goroutine, no timer and
-// no buffer (docs/design.md, "The life of a connection").
+// no buffer (docs/design.md, "The life of a connection"). The loops may also
+// accept connections and upgrade plain handshakes themselves
+// (handshake_linux.go), and serve TLS connections with their crypto/tls
+// state (tls_linux.go, Stream).
 //
 // A Poller runs one loop per configured core. Each loop owns its connections
 // outright: their session state, their timing-wheel entries and their write

@@ -1,16 +1,20 @@
 package netpoll
 
-import "sync"
+import (
+	"net/netip"
+	"sync"
+)
 
 // extra is what only a busy connection needs: an incomplete frame, a
 // fragmented message, a write backlog. Idle connections have none; a
 // connection borrows one from the pool and gives it back when all three are
 // empty again.
 type extra struct {
-	pending []byte // an incomplete frame, kept until the rest arrives
-	frag    []byte // a fragmented message in progress (the decoder's buffer)
-	backlog []byte // bytes the socket has not taken yet
-	blocked int64  // Unix ns since which the backlog has made no progress
+	pending []byte     // an incomplete frame, kept until the rest arrives
+	frag    []byte     // a fragmented message in progress (the decoder's buffer)
+	backlog []byte     // bytes the socket has not taken yet
+	blocked int64      // Unix ns since which the backlog has made no progress
+	from    netip.Addr // a handshaking connection's client address
 }
 
 var extraPool = sync.Pool{New: func() any { return new(extra) }}

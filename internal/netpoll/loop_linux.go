@@ -1,6 +1,7 @@
 package netpoll
 
 import (
+	"crypto/tls"
 	"log/slog"
 	"math/rand/v2"
 	"sync"
@@ -17,7 +18,7 @@ import (
 )
 
 // wakeSlot is the epoll event data of the loop's eventfd; connections use
-// their slot (>= 0).
+// their slot (>= 0), the listening socket listenSlot.
 const wakeSlot = -1
 
 // readBufferSize is the size of each loop's shared read buffer.
@@ -45,7 +46,8 @@ type addReq struct {
 	fd       int
 	buffered []byte
 	app      *config.App
-	ws       ws.State // as the handshake negotiated it
+	ws       ws.State  // as the handshake negotiated it
+	tls      *tls.Conn // nil for a plain connection
 }
 
 // loop is one epoll instance and the connections it owns.
@@ -57,8 +59,9 @@ type loop struct {
 	efd   int // eventfd that wakes epoll_wait for the inbox
 
 	// Owned by the loop goroutine.
-	conns    []*conn // by slot
-	free     []int32 // slots of closed connections, for reuse
+	conns    []*conn     // by slot
+	tlsConns []*tls.Conn // by slot, for TLS connections; nil until the loop has one
+	free     []int32     // slots of closed connections, for reuse
 	wheel    *wheel.Wheel
 	buf      []byte
 	now      int64 // Unix nanoseconds at the last wake-up
@@ -68,6 +71,14 @@ type loop struct {
 	resuming []*conn // the previous turn's deferred, being resumed
 	draining bool
 	local    counters
+
+	// The listening socket, when the loop accepts (handshake_linux.go).
+	lfd         int        // -1 once Unlisten closed it
+	hs          Handshaker // nil when the loop never accepted
+	accepting   bool       // lfd is in the loop's epoll
+	maxHead     int        // the largest request head read on the loop, bytes
+	headTimeout time.Duration
+	hello       []byte // the 101 and the first frames of an upgrade, written at once
 
 	count   atomic.Int64 // connections, readable by anyone
 	drained chan struct{}
@@ -171,6 +182,10 @@ func (l *loop) event(ev unix.EpollEvent) bool {
 	if ev.Fd == wakeSlot {
 		return l.drain()
 	}
+	if ev.Fd == listenSlot {
+		l.accept()
+		return false
+	}
 	c := l.conns[ev.Fd]
 	if c == nil {
 		return false
@@ -221,8 +236,13 @@ func (l *loop) do(o *op) bool {
 // drainAll starts a graceful shutdown of every connection.
 func (l *loop) drainAll() {
 	l.draining = true
+	l.unlisten()
 	for _, c := range l.conns {
-		if c != nil {
+		switch {
+		case c == nil:
+		case c.flags&fHandshake != 0:
+			l.kill(c, 0)
+		default:
 			c.call().Shutdown()
 		}
 	}

@@ -21,6 +21,7 @@ const Supported = true
 type Poller struct {
 	loops []*loop
 	next  atomic.Uint32
+	lfd   int // the listening socket the loops accept on (Listen), or -1
 }
 
 // New creates the loops and starts their goroutines, registering each as a
@@ -29,7 +30,7 @@ func New(cfg Config) (*Poller, error) {
 	if cfg.Loops < 1 {
 		return nil, errors.New("netpoll: at least one loop is needed")
 	}
-	p := &Poller{}
+	p := &Poller{lfd: -1}
 	for i := 0; i < cfg.Loops; i++ {
 		l, err := newLoop(&cfg, cfg.FirstShard+i)
 		if err != nil {
@@ -58,6 +59,11 @@ func Dup(c net.Conn) (int, error) {
 	if !ok {
 		return -1, fmt.Errorf("netpoll: %T has no file descriptor", c)
 	}
+	return dupFD(sc)
+}
+
+// dupFD duplicates sc's descriptor as Dup does.
+func dupFD(sc syscall.Conn) (int, error) {
 	raw, err := sc.SyscallConn()
 	if err != nil {
 		return -1, fmt.Errorf("netpoll: %w", err)
@@ -102,7 +108,7 @@ func (p *Poller) DisableApp(appID string) {
 	for _, l := range p.loops {
 		l.post(op{kind: opFunc, f: func() {
 			for _, c := range l.conns {
-				if c != nil {
+				if c != nil && c.flags&fHandshake == 0 {
 					c.call().Disable(appID)
 				}
 			}

@@ -4,8 +4,10 @@ package netpoll
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
+	"time"
 
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/ws"
@@ -40,3 +42,14 @@ func (*Poller) Shutdown(context.Context) error { return nil }
 
 // DisableApp does nothing: no loop holds connections.
 func (*Poller) DisableApp(string) {}
+
+// AddTLS is never called on this platform.
+func (*Poller) AddTLS(int, *tls.Conn, []byte, *config.App, ws.State) {}
+
+// Listen fails: no loop accepts on this platform.
+func (*Poller) Listen(net.Listener, Handshaker, int, time.Duration) error {
+	return errors.ErrUnsupported
+}
+
+// Unlisten does nothing.
+func (*Poller) Unlisten() {}

@@ -12,7 +12,7 @@ import (
 // re-bucketed lazily: receiving a message only updates c.seen, and expire
 // reschedules an entry that fires early.
 func (c *conn) deadline() int64 {
-	if c.flags&fClosing != 0 {
+	if c.flags&(fClosing|fHandshake) != 0 {
 		return c.mark
 	}
 	pinged := c.flags&fPinged != 0
@@ -52,6 +52,8 @@ func (l *loop) expire(slot int32) {
 		return
 	}
 	switch {
+	case c.flags&fHandshake != 0:
+		c.timedOut()
 	case c.flags&fClosing != 0:
 		l.kill(c, connstats.Server) // the close handshake ran out; the close's cause stands
 	case c.backlogged() && c.writeDeadline() <= l.now:
@@ -78,7 +80,7 @@ func (l *loop) kill(c *conn, why connstats.Reason) {
 	c.why.Set(why)
 	c.flags |= fDead | fClosing
 	l.dying = append(l.dying, c)
-	if s := l.cfg.Stats; s != nil {
+	if s := l.cfg.Stats; s != nil && c.flags&fHandshake == 0 {
 		s.Ended(c.why.Reason())
 	}
 }
@@ -87,7 +89,9 @@ func (l *loop) kill(c *conn, why connstats.Reason) {
 func (l *loop) reap() {
 	for i, c := range l.dying {
 		l.dying[i] = nil
-		c.call().Closed()
+		if c.flags&fHandshake == 0 {
+			c.call().Closed()
+		}
 		if c.flags&(fDead|fReleased) == fDead {
 			l.release(c)
 		}
@@ -98,12 +102,19 @@ func (l *loop) reap() {
 
 // release closes the socket and returns every buffer the connection held.
 func (l *loop) release(c *conn) {
+	if c.flags&fTLS != 0 {
+		l.releaseTLS(c)
+	}
 	c.flags |= fReleased
 	l.wheel.Cancel(c.slot)
-	l.closeSocket(int(c.fd))
+	if c.flags&fHandshake != 0 {
+		unix.Close(int(c.fd)) // never admitted, nor counted
+	} else {
+		l.closeSocket(int(c.fd))
+		l.count.Add(-1)
+	}
 	l.conns[c.slot] = nil
 	l.free = append(l.free, c.slot)
-	l.count.Add(-1)
 	if x := c.x; x != nil {
 		ws.Discard(&c.ws, &x.frag)
 		c.x = nil

@@ -1,6 +1,7 @@
-// Package portable is the goroutine-per-connection transport: it serves TLS
-// connections, every connection on systems without epoll, and, in tests, is
-// the reference the epoll transport is checked against.
+// Package portable is the goroutine-per-connection transport: it serves
+// every connection on systems without epoll (TLS ones included) or with
+// transport portable, and, in tests, is the reference the epoll transport
+// is checked against.
 //
 // Each connection has a reader goroutine (decoding frames and keeping the
 // activity deadlines with SetReadDeadline) and a writer goroutine (draining

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -90,9 +91,13 @@ func withConn(ctx context.Context, c net.Conn) context.Context {
 	return context.WithValue(ctx, connKey{}, c)
 }
 
-// requestConn returns the connection a request arrived on, or nil.
-func requestConn(r *http.Request) net.Conn {
+// socketConn returns the connection under a request, below TLS if it is
+// served over TLS, or nil.
+func socketConn(r *http.Request) net.Conn {
 	c, _ := r.Context().Value(connKey{}).(net.Conn)
+	if tc, ok := c.(*tls.Conn); ok {
+		return tc.NetConn()
+	}
 	return c
 }
 

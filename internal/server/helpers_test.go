@@ -24,6 +24,7 @@ type testServer struct {
 	*Server
 	addr string
 	opts *ws.DialOptions // how clients reach it; nil for TCP
+	wss  bool            // it serves TLS: clients dial wss://
 }
 
 // startServer starts a node on 127.0.0.1:0 with the given transport.
@@ -82,7 +83,11 @@ const waitLimit = 10 * time.Second
 
 // url is the WebSocket endpoint of the app with key.
 func (s *testServer) url(key string) string {
-	return "ws://" + s.addr + "/app/" + key + "?protocol=7&client=js&version=8.6.0"
+	scheme := "ws://"
+	if s.wss {
+		scheme = "wss://"
+	}
+	return scheme + s.addr + "/app/" + key + "?protocol=7&client=js&version=8.6.0"
 }
 
 // dial opens a connection to the app with key and reads nothing.

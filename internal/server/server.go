@@ -57,6 +57,7 @@ type Server struct {
 	apps      *apps.Source
 	gate      *admission.Gate // the caps on new WebSocket connections
 	fds       tickets         // the admission tickets of the epoll loops' sockets
+	handoff   *handoff        // what the loops pass to net/http, when they accept
 	metrics   *http.Server    // serves metrics.addr; nil when /metrics is on addr
 	metricLn  net.Listener    // metrics.addr once bound
 	timeouts  atomic.Int64    // connections closed by the handshake timeout
@@ -148,15 +149,15 @@ func (s *Server) httpServer(h http.Handler) *http.Server {
 }
 
 // loopCount returns how many epoll loops to run, 0 meaning portable only, on a
-// platform that has epoll or not. "auto" is portable where there is no epoll
-// or where the node serves TLS itself; "epoll" where there is none is an
-// error rather than a silent fallback.
+// platform that has epoll or not. "auto" is portable where there is no
+// epoll; "epoll" where there is none is an error rather than a silent
+// fallback.
 func loopCount(c *config.Config, epoll bool) (int, error) {
 	switch {
 	case c.Transport == config.TransportEpoll && !epoll:
 		return 0, fmt.Errorf("server: transport %q needs Linux (this is %s); use %q or %q",
 			config.TransportEpoll, runtime.GOOS, config.TransportAuto, config.TransportPortable)
-	case c.Transport == config.TransportPortable || !epoll || (c.Transport == config.TransportAuto && c.TLS.Enabled()):
+	case c.Transport == config.TransportPortable || !epoll:
 		return 0, nil
 	case c.Loops > 0:
 		return c.Loops, nil
@@ -166,7 +167,7 @@ func loopCount(c *config.Config, epoll bool) (int, error) {
 
 // Transport names the transport serving new connections.
 func (s *Server) Transport() string {
-	if s.poller != nil && !s.cfg.TLS.Enabled() {
+	if s.poller != nil {
 		return "epoll"
 	}
 	return "portable"
@@ -194,7 +195,27 @@ func (s *Server) routes() http.Handler {
 	return mux
 }
 
-// Listen binds the configured address.
+// tlsListener hands out TLS server connections over netpoll Streams, so
+// that after the handshake and the upgrade an epoll loop can take a
+// connection over with its TLS state (docs/design.md, "TLS on the epoll
+// transport").
+type tlsListener struct {
+	net.Listener
+	cfg *tls.Config
+}
+
+// Accept implements net.Listener.
+func (l tlsListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return tls.Server(netpoll.NewStream(c), l.cfg), nil
+}
+
+// Listen binds the configured address. On the epoll transport without TLS
+// the loops start accepting on it (accept.go); the listener returned is
+// what net/http serves.
 func (s *Server) Listen() (net.Listener, error) {
 	ln, err := net.Listen("tcp", s.cfg.Addr)
 	if err != nil {
@@ -207,7 +228,7 @@ func (s *Server) Listen() (net.Listener, error) {
 			ln.Close()
 			return nil, fmt.Errorf("server: tls: %w", err)
 		}
-		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+		ln = tlsListener{Listener: ln, cfg: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}
 	}
 	if s.metrics != nil {
 		if s.metricLn, err = net.Listen("tcp", s.cfg.Metrics.Addr); err != nil {
@@ -215,7 +236,7 @@ func (s *Server) Listen() (net.Listener, error) {
 			return nil, fmt.Errorf("server: listen on %s (metrics.addr): %w", s.cfg.Metrics.Addr, err)
 		}
 	}
-	return ln, nil
+	return s.acceptOnLoops(ln), nil
 }
 
 // MetricsAddr returns the address /metrics is served on when metrics.addr

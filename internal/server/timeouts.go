@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/roostproject/roost/internal/netpoll"
 )
 
 // timeoutListener hands out connections that count a read deadline
@@ -63,6 +65,9 @@ func connState(c net.Conn, s http.ConnState) {
 	}
 	if tc, ok := c.(interface{ NetConn() net.Conn }); ok { // TLS
 		c = tc.NetConn()
+	}
+	if st, ok := c.(*netpoll.Stream); ok { // under TLS, until a loop owns the socket
+		c = st.NetConn()
 	}
 	if fr, ok := c.(*firstRequest); ok {
 		fr.read.Store(true)

@@ -12,10 +12,13 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/hub"
+	"github.com/roostproject/roost/internal/pusher"
 	"github.com/roostproject/roost/internal/testutil"
 	"github.com/roostproject/roost/internal/ws"
 )
@@ -46,16 +49,107 @@ func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.
 	return certFile, keyFile, pool
 }
 
-// TestTLS: with --tls-cert/--tls-key the node serves wss:// itself, on the
-// portable transport.
-func TestTLS(t *testing.T) {
+// startTLSServer starts a node that serves wss:// itself with a fresh
+// self-signed certificate, which its clients trust.
+func startTLSServer(t *testing.T, transport string, edit func(*config.Config)) *testServer {
+	t.Helper()
 	certFile, keyFile, pool := selfSigned(t, t.TempDir())
-	s := startServer(t, "auto", func(c *config.Config) { c.TLS = config.TLS{CertFile: certFile, KeyFile: keyFile} })
-	if s.Transport() != "portable" {
-		t.Fatalf("TLS served by %s, want portable", s.Transport())
+	s := startServer(t, transport, func(c *config.Config) {
+		c.TLS = config.TLS{CertFile: certFile, KeyFile: keyFile}
+		if edit != nil {
+			edit(c)
+		}
+	})
+	s.wss, s.opts = true, &ws.DialOptions{TLSConfig: &tls.Config{RootCAs: pool}}
+	return s
+}
+
+// eachTLSTransport runs f over wss:// on both transports; "auto" must pick
+// epoll on Linux, TLS or not.
+func eachTLSTransport(t *testing.T, f func(t *testing.T, s *testServer)) {
+	for _, tr := range []string{"auto", "portable"} {
+		t.Run(tr, func(t *testing.T) {
+			s := startTLSServer(t, tr, nil)
+			if want := map[string]string{"auto": "epoll", "portable": "portable"}[tr]; s.Transport() != want {
+				t.Fatalf("transport %s serves TLS on %s, want %s", tr, s.Transport(), want)
+			}
+			f(t, s)
+		})
 	}
-	opts := &ws.DialOptions{TLSConfig: &tls.Config{RootCAs: pool}}
-	cl := testutil.Connect(t, "wss://"+s.addr+"/app/app-key?protocol=7&version=8.6.0", opts)
-	cl.Subscribe("secure")
-	cl.Ping()
+}
+
+// TestTLS: with --tls-cert/--tls-key the node serves wss:// itself, on
+// either transport.
+func TestTLS(t *testing.T) {
+	eachTLSTransport(t, func(t *testing.T, s *testServer) {
+		cl := s.connect(t)
+		cl.Subscribe("secure")
+		cl.Ping()
+		if n := s.Connections(); n != 1 {
+			t.Fatalf("%d connections served, want 1", n)
+		}
+	})
+}
+
+// TestTLSRecords: messages larger than one TLS record (16 KB), in both
+// directions, and a burst of messages that outlasts a loop's turn all
+// arrive whole and in order.
+func TestTLSRecords(t *testing.T) {
+	eachTLSTransport(t, func(t *testing.T, s *testServer) {
+		a, b := s.connect(t), s.connect(t)
+		for _, c := range []*testutil.Client{a, b} {
+			c.SubscribeWith("private-big", sign(c, "private-big", ""), "")
+		}
+		big := strings.Repeat("z", 40<<10)
+		s.Hub().Publish("app-id", hub.Publication{Channels: []string{"private-big"}, Event: "e", Data: big})
+		if ev := a.Expect("e"); len(ev.Data) < len(big) {
+			t.Fatalf("a %d-byte event arrived as %d bytes", len(big), len(ev.Data))
+		}
+		a.Send(`{"event":"client-big","channel":"private-big","data":{"x":%q}}`, strings.Repeat("c", 50<<10))
+		if ev := b.Next(testutil.Named("client-big")); len(ev.Data) < 50<<10 {
+			t.Fatalf("a 50 KB client event arrived as %d bytes", len(ev.Data))
+		}
+		const burst = 2500 // past one turn's budget of 64 messages, and past the loop's 64 KB buffer
+		for range burst {
+			a.Send(`{"event":"pusher:ping","data":{}}`)
+		}
+		for range burst {
+			a.Expect("pusher:pong")
+		}
+	})
+}
+
+// TestTLSCloseIsEchoed: a client's close frame is answered with the same
+// code over TLS, and the connection is released.
+func TestTLSCloseIsEchoed(t *testing.T) {
+	eachTLSTransport(t, func(t *testing.T, s *testServer) {
+		cl := s.connect(t)
+		cl.Conn.WriteClose(4321, "bye")
+		if got := cl.CloseCode(); got != 4321 {
+			t.Fatalf("close code %d, want 4321 echoed", got)
+		}
+		testutil.Eventually(t, waitLimit, "the connection to be released", func() bool { return s.Connections() == 0 })
+	})
+}
+
+// TestTLSSlowConsumerGetsOverCapacity: a wss:// client that stops reading is
+// closed with 4100, which it reads, decrypted, once it reads again.
+func TestTLSSlowConsumerGetsOverCapacity(t *testing.T) {
+	for _, tr := range []string{"epoll", "portable"} {
+		t.Run(tr, func(t *testing.T) {
+			s := startTLSServer(t, tr, func(c *config.Config) { c.Limits.WriteBacklog = 64 << 10 })
+			slow := s.connect(t)
+			slow.Subscribe("firehose")
+			data := strings.Repeat("x", 8<<10)
+			testutil.Eventually(t, waitLimit, "the slow consumer to be closed", func() bool {
+				for range 16 {
+					s.Hub().Publish("app-id", hub.Publication{Channels: []string{"firehose"}, Event: "e", Data: data})
+				}
+				return !channelOf(s, "firehose").Occupied
+			})
+			if got := slow.CloseCode(); got != ws.CloseCode(pusher.OverCapacity) {
+				t.Fatalf("close code %d, want %d", got, pusher.OverCapacity)
+			}
+		})
+	}
 }

@@ -10,7 +10,7 @@ import (
 
 // TestLoopCount checks which transport serves connections on a platform
 // with epoll and on one without: "auto" falls back to portable, "epoll"
-// without epoll is refused at startup.
+// without epoll is refused at startup, and TLS changes nothing.
 func TestLoopCount(t *testing.T) {
 	tls := config.TLS{CertFile: "c.pem", KeyFile: "k.pem"}
 	tests := []struct {
@@ -24,7 +24,9 @@ func TestLoopCount(t *testing.T) {
 	}{
 		{"auto with epoll", config.TransportAuto, config.TLS{}, 0, true, runtime.GOMAXPROCS(0), false},
 		{"auto with epoll, loops set", config.TransportAuto, config.TLS{}, 3, true, 3, false},
-		{"auto with TLS", config.TransportAuto, tls, 3, true, 0, false},
+		{"auto with TLS", config.TransportAuto, tls, 3, true, 3, false},
+		{"epoll with TLS", config.TransportEpoll, tls, 2, true, 2, false},
+		{"auto with TLS without epoll", config.TransportAuto, tls, 3, false, 0, false},
 		{"auto without epoll", config.TransportAuto, config.TLS{}, 3, false, 0, false},
 		{"portable", config.TransportPortable, config.TLS{}, 3, true, 0, false},
 		{"epoll", config.TransportEpoll, config.TLS{}, 2, true, 2, false},

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"net"
 	"net/http"
 	"net/url"
@@ -35,7 +36,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	fd := -1
 	if s.Transport() == "epoll" {
 		var err error
-		if fd, err = netpoll.Dup(requestConn(r)); err != nil {
+		if fd, err = netpoll.Dup(socketConn(r)); err != nil {
 			s.gate.Refuse(admission.Descriptors)
 			s.limitedLog.Warn("websocket handshake refused: cannot take the socket", "err", err)
 			s.overloaded(w, admission.Descriptors)
@@ -51,7 +52,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 // storeErr is the app store's failure to answer, which the client is told
 // to retry later (4100: pusher-js backs off and reconnects).
 func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, app *config.App, storeErr error, ticket admission.Ticket, fd int) {
-	nc, buffered, st, err := ws.Upgrade(w, r, &ws.UpgradeOptions{Deflate: app != nil && app.Compression})
+	nc, buffered, st, err := ws.Upgrade(w, r, upgradeOptions(app))
 	code, msg := admit(app, r.URL.Query())
 	if storeErr != nil {
 		code, msg = pusher.OverCapacity, "app store unavailable, try again later"
@@ -77,9 +78,20 @@ func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, app *config.App
 		s.gate.Release(ticket)
 	default:
 		s.fds.put(fd, ticket)
+		if tc, ok := nc.(*tls.Conn); ok {
+			s.poller.AddTLS(fd, tc, buffered, app, st) // the TLS state moves with the socket
+			return
+		}
 		nc.Close() // the duplicate keeps the socket open
 		s.poller.Add(fd, buffered, app, st)
 	}
+}
+
+// upgradeOptions is what a handshake for app may negotiate, on either path
+// (net/http's upgrade and the loops' own): permessage-deflate where the app
+// has compression on.
+func upgradeOptions(app *config.App) *ws.UpgradeOptions {
+	return &ws.UpgradeOptions{Deflate: app != nil && app.Compression}
 }
 
 // admit checks the app and the protocol version of a new connection.

@@ -43,19 +43,12 @@ func (e *HandshakeError) Error() string {
 // The returned State is the connection's decoder state to start from: it
 // says whether permessage-deflate was negotiated.
 func Upgrade(w http.ResponseWriter, r *http.Request, opts *UpgradeOptions) (net.Conn, []byte, State, error) {
-	key, herr := checkHandshake(r)
+	key, herr := CheckHandshake(r)
 	if herr != nil {
 		herr.write(w)
 		return nil, nil, State{}, herr
 	}
-	var st State
-	var extensions string
-	if opts != nil && opts.Deflate {
-		var ok bool
-		if extensions, ok = NegotiateDeflate(r.Header.Values("Sec-WebSocket-Extensions")); ok {
-			st = DeflateState()
-		}
-	}
+	extensions, st := Negotiate(r.Header, opts)
 	conn, rw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		http.Error(w, "websocket: cannot take over this connection", http.StatusInternalServerError)
@@ -77,9 +70,25 @@ type UpgradeOptions struct {
 	Deflate bool
 }
 
-// checkHandshake applies RFC 6455 4.2.1 in order and returns the client's
-// key, or the HTTP error to answer with.
-func checkHandshake(r *http.Request) (string, *HandshakeError) {
+// Negotiate applies opts to a handshake's headers: it returns the
+// Sec-WebSocket-Extensions value to answer with ("" for none) and the
+// decoder State the connection starts from. Upgrade calls it; a server
+// that reads the request itself calls it to negotiate by the same rule.
+func Negotiate(h http.Header, opts *UpgradeOptions) (extensions string, st State) {
+	if opts == nil || !opts.Deflate {
+		return "", State{}
+	}
+	extensions, ok := NegotiateDeflate(h.Values("Sec-WebSocket-Extensions"))
+	if !ok {
+		return "", State{}
+	}
+	return extensions, DeflateState()
+}
+
+// CheckHandshake applies RFC 6455 4.2.1 in order and returns the client's
+// key, or the HTTP error to answer with. Upgrade calls it; a server that
+// reads the request itself calls it to apply the same rules.
+func CheckHandshake(r *http.Request) (string, *HandshakeError) {
 	switch {
 	case r.Method != http.MethodGet:
 		return "", &HandshakeError{http.StatusMethodNotAllowed, "websocket: the handshake must be a GET request"}
@@ -149,17 +158,23 @@ func takeBuffered(br *bufio.Reader) []byte {
 // writeSwitching writes the 101 response of RFC 6455 4.2.2, item 5.
 // A non-empty extensions is the Sec-WebSocket-Extensions it accepts.
 func writeSwitching(conn net.Conn, key string, extensions string) error {
-	b := make([]byte, 0, 256)
-	b = append(b, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"+
-		"Connection: Upgrade\r\nSec-WebSocket-Accept: "...)
-	b = appendAcceptKey(b, key)
-	if extensions != "" {
-		b = append(b, "\r\nSec-WebSocket-Extensions: "...)
-		b = append(b, extensions...)
-	}
-	b = append(b, "\r\n\r\n"...)
-	_, err := conn.Write(b)
+	_, err := conn.Write(AppendSwitching(make([]byte, 0, 256), key, extensions))
 	return err
+}
+
+// AppendSwitching appends the 101 response of RFC 6455 4.2.2, item 5, for
+// a client's Sec-WebSocket-Key, so that a server can send it in one write
+// with the first frames. A non-empty extensions is the
+// Sec-WebSocket-Extensions value it accepts (from Negotiate).
+func AppendSwitching(dst []byte, key string, extensions string) []byte {
+	dst = append(dst, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"+
+		"Connection: Upgrade\r\nSec-WebSocket-Accept: "...)
+	dst = appendAcceptKey(dst, key)
+	if extensions != "" {
+		dst = append(dst, "\r\nSec-WebSocket-Extensions: "...)
+		dst = append(dst, extensions...)
+	}
+	return append(dst, "\r\n\r\n"...)
 }
 
 // AcceptKey computes the Sec-WebSocket-Accept value for a client's

@@ -1,0 +1,279 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/roostproject/roost/internal/admission"
+	"github.com/roostproject/roost/internal/netpoll"
+	"github.com/roostproject/roost/internal/ws"
+)
+
+// On the epoll transport without TLS the loops accept connections and read
+// their request heads themselves (docs/design.md, "Accepting on the
+// loops"). A WebSocket handshake that is plainly fine, for an app held in
+// memory, is admitted and upgraded on the loop; every other request, and
+// every handshake that will be refused, goes to net/http with the bytes
+// already read, and is answered there exactly as before.
+
+var _ netpoll.Handshaker = (*Server)(nil)
+
+// acceptOnLoops makes the epoll loops accept on ln and returns the listener
+// net/http is to serve: the connections the loops pass on. It returns ln
+// itself where the loops cannot accept (TLS, the portable transport, a
+// listener without a socket).
+func (s *Server) acceptOnLoops(ln net.Listener) net.Listener {
+	tl, ok := ln.(timeoutListener)
+	if !ok || s.poller == nil || s.cfg.TLS.Enabled() {
+		return ln
+	}
+	l := s.cfg.Limits
+	s.handoff = newHandoff(tl, s.poller) // before the loops may pass anything on
+	// A head larger than net/http reads (MaxHeaderBytes and 4 KB for the
+	// request line) goes to net/http, which answers 431.
+	if err := s.poller.Listen(tl.Listener, s, l.MaxHeaderBytes+4096, l.HandshakeTimeout); err != nil {
+		s.log.Warn("epoll loops cannot accept; net/http accepts", "err", err)
+		s.poller.Unlisten()
+		return ln
+	}
+	return s.handoff
+}
+
+// headReaders reuse the buffered readers that parse request heads.
+var headReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4096) }}
+
+// Handshake implements netpoll.Handshaker: it upgrades a WebSocket
+// handshake net/http would upgrade, answers one the admission gate refuses
+// as net/http would (without the descriptor a hand-over costs, which a
+// node out of them does not have), and hands over everything else.
+func (s *Server) Handshake(fd int, head []byte, from netip.Addr) (netpoll.Accepted, []byte) {
+	r, ok := readHead(head)
+	if !ok {
+		return netpoll.Accepted{}, nil
+	}
+	up, ok := s.plainHandshake(r)
+	if !ok {
+		return netpoll.Accepted{}, nil
+	}
+	ticket, why := s.gate.Admit(from, time.Now())
+	if why != admission.Admitted {
+		return netpoll.Accepted{}, s.overloadedResponse(why)
+	}
+	s.fds.put(fd, ticket)
+	return up, nil
+}
+
+// readHead parses a request head as net/http does.
+func readHead(head []byte) (*http.Request, bool) {
+	br := headReaders.Get().(*bufio.Reader)
+	defer headReaders.Put(br)
+	br.Reset(bytes.NewReader(head))
+	r, err := http.ReadRequest(br)
+	return r, err == nil
+}
+
+// plainHandshake returns the upgrade of a request that net/http's routes
+// would upgrade with no refusal: GET /app/{key} over HTTP/1.1, one valid
+// Host, no body, a valid WebSocket handshake (ws.CheckHandshake), an app
+// held in memory (configured or cached) that is enabled, allows the Origin
+// and the protocol, and is under its quota. Anything else is for net/http.
+// Extensions are negotiated as ws.Upgrade negotiates them (ws.Negotiate).
+func (s *Server) plainHandshake(r *http.Request) (netpoll.Accepted, bool) {
+	appKey, ok := appPath(r)
+	if !ok || !plainRequest(r) {
+		return netpoll.Accepted{}, false
+	}
+	key, herr := ws.CheckHandshake(r)
+	if herr != nil {
+		return netpoll.Accepted{}, false
+	}
+	app, known := s.apps.CachedByKey(appKey) // an app the database must be asked for: net/http waits
+	if !known {
+		return netpoll.Accepted{}, false
+	}
+	if code, _ := admit(app, r.URL.Query()); code != 0 {
+		return netpoll.Accepted{}, false
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !app.AllowsOrigin(origin) {
+		return netpoll.Accepted{}, false
+	}
+	if app.MaxConnections > 0 && s.hub.Connections(app.ID) >= app.MaxConnections {
+		return netpoll.Accepted{}, false
+	}
+	up := netpoll.Accepted{App: app, Key: key}
+	up.Extensions, up.WS = ws.Negotiate(r.Header, upgradeOptions(app))
+	return up, true
+}
+
+// appPath returns the {key} of GET /app/{key} when the path needs no
+// unescaping or cleaning, as the route would match it.
+func appPath(r *http.Request) (string, bool) {
+	if r.Method != http.MethodGet || r.URL.RawPath != "" || r.URL.Host != "" || !strings.HasPrefix(r.RequestURI, "/") {
+		return "", false
+	}
+	key, ok := strings.CutPrefix(r.URL.Path, "/app/")
+	if !ok || key == "" || key == "." || key == ".." || strings.ContainsAny(key, "/%") {
+		return "", false
+	}
+	return key, true
+}
+
+// plainRequest reports an HTTP/1.1 request that net/http's server would
+// accept as it is: exactly one Host of plain characters, no body, no
+// Expect, and header values without control characters.
+func plainRequest(r *http.Request) bool {
+	if r.ProtoMajor != 1 || r.ProtoMinor != 1 || !plainHost(r.Host) || // http.ReadRequest refused two Hosts
+		r.ContentLength != 0 || len(r.TransferEncoding) > 0 || r.Header["Expect"] != nil {
+		return false
+	}
+	for _, vv := range r.Header {
+		for _, v := range vv {
+			if strings.ContainsFunc(v, func(c rune) bool { return c < ' ' && c != '\t' || c == 0x7f }) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// plainHost accepts a host[:port] of letters, digits and . - : [ ] _.
+func plainHost(h string) bool {
+	if h == "" {
+		return false
+	}
+	for _, c := range []byte(h) {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(".-:[]_", c) >= 0
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// Handoff implements netpoll.Handshaker: net/http serves c.
+func (s *Server) Handoff(c net.Conn) { s.handoff.push(c) }
+
+// HandshakeTimedOut implements netpoll.Handshaker.
+func (s *Server) HandshakeTimedOut() { s.timeouts.Add(1) }
+
+// handoff is the listener net/http serves when the epoll loops accept: it
+// hands out the connections the loops pass on, each counting a handshake
+// timeout like any accepted connection (firstRequest).
+type handoff struct {
+	ln       timeoutListener // the bound socket; the loops accept on it
+	poller   *netpoll.Poller
+	timeouts *atomic.Int64
+
+	passed atomic.Int64 // connections handed to net/http so far
+
+	mu     sync.Mutex // guards queue and closed
+	queue  []*firstRequest
+	closed bool
+	wake   chan struct{}
+	once   sync.Once
+}
+
+func newHandoff(ln timeoutListener, p *netpoll.Poller) *handoff {
+	return &handoff{ln: ln, poller: p, timeouts: ln.timeouts, wake: make(chan struct{}, 1)}
+}
+
+// push queues c for Accept; it never blocks.
+func (h *handoff) push(c net.Conn) {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		c.Close()
+		return
+	}
+	h.queue = append(h.queue, &firstRequest{Conn: c, timeouts: h.timeouts})
+	h.passed.Add(1)
+	h.mu.Unlock()
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Accept implements net.Listener.
+func (h *handoff) Accept() (net.Conn, error) {
+	for {
+		h.mu.Lock()
+		if len(h.queue) > 0 {
+			c := h.queue[0]
+			h.queue[0] = nil
+			h.queue = h.queue[1:]
+			h.mu.Unlock()
+			return c, nil
+		}
+		closed := h.closed
+		h.mu.Unlock()
+		if closed {
+			return nil, net.ErrClosed
+		}
+		<-h.wake
+	}
+}
+
+// Close implements net.Listener: the loops stop accepting, the socket is
+// closed, and connections not yet accepted are dropped.
+func (h *handoff) Close() error {
+	var err error
+	h.once.Do(func() {
+		h.poller.Unlisten()
+		err = h.ln.Close()
+		h.mu.Lock()
+		h.closed = true
+		for _, c := range h.queue {
+			c.Close()
+		}
+		h.queue = nil
+		h.mu.Unlock()
+		close(h.wake)
+	})
+	return err
+}
+
+// Addr implements net.Listener.
+func (h *handoff) Addr() net.Addr { return h.ln.Addr() }
+
+// overloadedResponse is the 503 that overloaded writes for why, as bytes
+// for a loop to send: the same status, headers and body net/http sends.
+func (s *Server) overloadedResponse(why admission.Reason) []byte {
+	w := &recorder{header: http.Header{}}
+	s.overloaded(w, why)
+	w.header.Set("Date", time.Now().UTC().Format(http.TimeFormat))
+	w.header.Set("Content-Length", strconv.Itoa(w.body.Len()))
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", w.status, http.StatusText(w.status))
+	w.header.Write(&b)
+	b.WriteString("\r\n")
+	b.Write(w.body.Bytes())
+	return b.Bytes()
+}
+
+// recorder is a ResponseWriter that keeps what is written.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(status int) { r.status = status }
+
+func (r *recorder) Write(p []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.body.Write(p)
+}
