@@ -9,6 +9,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { chromium } = require('playwright-core');
+const tls = require('./tls');
 
 const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
 
@@ -28,8 +29,12 @@ function available() {
  */
 async function launch(viewport = { width: 1280, height: 900 }) {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'roost-chromium-'));
+  // Under `npm run test:tls` roost serves the run's own self-signed
+  // certificate: the Node clients trust it through NODE_EXTRA_CA_CERTS,
+  // Chromium (which reads only its own store) is told to accept it.
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM, headless: true, args: ARGS, viewport,
+    ignoreHTTPSErrors: tls.enabled(),
   });
   const page = context.pages()[0] || await context.newPage();
   return {
