@@ -57,16 +57,20 @@ func (p *Poller) Listen(ln net.Listener, h Handshaker, maxHead int, timeout time
 }
 
 // Unlisten stops the loops accepting and closes their listening socket.
+// A loop that has already stopped (the poller was shut down first, as
+// net/http closes its listener after the server's shutdown) is not waited
+// for: it accepts nothing any more.
 func (p *Poller) Unlisten() {
 	if p.lfd < 0 {
 		return
 	}
-	done := make(chan struct{}, len(p.loops))
 	for _, l := range p.loops {
-		l.post(op{kind: opFunc, f: func() { l.unlisten(); l.lfd = -1; done <- struct{}{} }})
-	}
-	for range p.loops {
-		<-done
+		done := make(chan struct{})
+		l.post(op{kind: opFunc, f: func() { l.unlisten(); l.lfd = -1; close(done) }})
+		select {
+		case <-done:
+		case <-l.stopped:
+		}
 	}
 	unix.Close(p.lfd)
 	p.lfd = -1
