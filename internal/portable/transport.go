@@ -31,12 +31,15 @@ type Transport struct {
 	stats connstats.Stats
 	wg    sync.WaitGroup
 
-	mu      sync.Mutex // guards inbox, conns, closed
-	inbox   []func()
-	conns   map[*conn]struct{}
-	closed  bool
-	wake    chan struct{}
-	stopped chan struct{}
+	mu    sync.Mutex // guards inbox, conns, draining, closed
+	inbox []func()
+	conns map[*conn]struct{}
+	// draining is set when Shutdown begins: no connection joins wg after
+	// it, so wg.Add never races wg.Wait.
+	draining bool
+	closed   bool
+	wake     chan struct{}
+	stopped  chan struct{}
 }
 
 // New starts the dispatcher and registers the transport as a hub shard.
@@ -90,11 +93,18 @@ func (t *Transport) Len() int { return int(t.count.Load()) }
 // past the handshake, and st the decoder state the handshake left
 // (ws.Upgrade). It blocks: call it from the connection's goroutine.
 func (t *Transport) Serve(nc net.Conn, buffered []byte, app *config.App, st ws.State) {
+	t.mu.Lock()
+	if t.draining { // upgraded as the server stops: the client reconnects elsewhere
+		t.mu.Unlock()
+		nc.Close()
+		return
+	}
+	t.wg.Add(1)
+	t.mu.Unlock()
+	defer t.wg.Done()
 	c := newConn(t, nc, st)
 	t.count.Add(1)
 	t.stats.Opened()
-	t.wg.Add(1)
-	defer t.wg.Done()
 	go c.writeLoop()
 	t.do(func() {
 		c.call().Init(app)
@@ -132,6 +142,9 @@ func (t *Transport) DisableApp(appID string) {
 // Shutdown asks every connection to reconnect elsewhere (4200), waits for
 // them to go or for ctx to end, then closes what is left.
 func (t *Transport) Shutdown(ctx context.Context) error {
+	t.mu.Lock()
+	t.draining = true
+	t.mu.Unlock()
 	t.do(func() {
 		t.mu.Lock()
 		defer t.mu.Unlock()
