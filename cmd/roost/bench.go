@@ -22,7 +22,7 @@ const benchUsage = `usage: roost bench <mode> [flags]
 modes:
   idle     hold N subscribed idle connections; report RSS and CPU per connection
   fanout   S subscribers on one channel; report CPU per delivered message and latency
-  churn    connect and disconnect at a rate; report handshakes per second per core
+  churn    connect, subscribe, close at a rate; report cycles per second per core
   webhook  presence load with webhooks off, then on (to a receiver run here); report
            CPU per delivered webhook event and memory per queued event
   cluster  K nodes on one backend (--backend: server flags, Redis by default); report
@@ -149,7 +149,8 @@ func benchChurn(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	var o bench.ChurnOptions
 	fs := flag.NewFlagSet("bench churn", flag.ContinueOnError)
 	asJSON := commonFlags(fs, &o.Common)
-	fs.Float64Var(&o.Rate, "rate", 2000, "connect-and-disconnect cycles per second")
+	fs.Float64Var(&o.Rate, "rate", 2000, "connect + subscribe + close cycles per second")
+	fs.BoolVar(&o.Bare, "bare", false, "connect and close without subscribing (the older measurement)")
 	fs.DurationVar(&o.Duration, "duration", 20*time.Second, "how long to churn")
 	fs.IntVar(&o.Workers, "workers", 2, "load processes")
 	if !parseMode(fs, args, &o.Common, stderr) {

@@ -17,8 +17,7 @@ const WebSocket = require('ws');
 const PusherJS = require('pusher-js');
 const { describeServer, uniqueName } = require('../lib/suite');
 const { subscribe, sdk } = require('../lib/clients');
-const { useAuthEndpoint, authedClient, waitEvents } = require('../lib/features');
-const appsDB = require('../lib/appsdb');
+const { useAuthEndpoint, authedClient, waitEvents, skipForAppsDB } = require('../lib/features');
 
 const ACCEPTED = 'permessage-deflate; server_no_context_takeover; client_no_context_takeover';
 const ZIPPED = { id: 'zipped', key: 'key-zipped', secret: 'secret-zipped', client_events: true, compression: true };
@@ -53,14 +52,6 @@ function bigData(tag) {
   const rows = [];
   for (let i = 0; JSON.stringify(rows).length < 4096; i++) rows.push({ id: i, status: 'shipped', tag });
   return { rows };
-}
-
-// skipForAppsDB reports (with a skipped test) a run whose apps live in
-// soketi's table, which has no compression column unless one adds it.
-function skipForAppsDB(test) {
-  if (!appsDB.enabled()) return false;
-  test('skipped: the apps table has no compression column', (t) => t.skip('compression is set in the config file here'));
-  return true;
 }
 
 describeServer('compression on', { apps: [ZIPPED] }, (test, ctx) => {

@@ -10,13 +10,18 @@ import (
 // ChurnOptions configures Churn.
 type ChurnOptions struct {
 	Common
-	// Rate of connect-and-disconnect cycles per second. Zero value means
+	// Rate of churn cycles per second. Zero value means
 	// 2,000.
 	Rate float64
 	// Duration of the churn. Zero value means 20 s.
 	Duration time.Duration
 	// Workers is the number of load processes. Zero value means 2.
 	Workers int
+	// Bare churns without subscribing: connect, read
+	// connection_established and close. The zero value subscribes each
+	// connection to a public channel of its own and waits for
+	// pusher_internal:subscription_succeeded before closing.
+	Bare bool
 }
 
 func (o *ChurnOptions) defaults() {
@@ -31,8 +36,11 @@ type ChurnResult struct {
 	Transport string  `json:"transport"`
 	Rate      float64 `json:"rate"`
 	Seconds   float64 `json:"seconds"`
+	// Subscribe says whether each cycle subscribed (connect + subscribe +
+	// close) or not (connect + close, Bare).
+	Subscribe bool `json:"subscribe"`
 	// Handshakes is the server's count of accepted handshakes in the
-	// window; ClientFailed counts the clients' failed attempts.
+	// window (each one a whole cycle); ClientFailed counts the clients' failed attempts.
 	Handshakes   float64 `json:"handshakes"`
 	ClientFailed int64   `json:"client_failed"`
 	ClientError  string  `json:"client_error,omitempty"`
@@ -41,7 +49,7 @@ type ChurnResult struct {
 	// PerCore is handshakes per second of server CPU: the rate one fully
 	// used core would sustain.
 	PerCore float64 `json:"handshakes_per_core_s"`
-	// CPUPerHandshake is µs of server CPU per connect-and-disconnect.
+	// CPUPerHandshake is µs of server CPU per cycle.
 	CPUPerHandshake float64 `json:"cpu_us_per_handshake"`
 	// UserPerHandshake and SystemPerHandshake split it into roost's code
 	// and the kernel's (from /proc; zero when the pid is unknown).
@@ -58,8 +66,9 @@ type ChurnResult struct {
 	Window    [2]Sample `json:"window"`
 }
 
-// Churn connects and disconnects at a rate and reports handshakes per
-// second per core, and whether memory returns to its baseline.
+// Churn connects, subscribes and disconnects (or only connects and
+// disconnects, Bare) at a rate and reports cycles per second per core, and
+// whether memory returns to its baseline.
 func Churn(ctx context.Context, o ChurnOptions) (*ChurnResult, error) {
 	o.defaults()
 	o.prepare()
@@ -68,7 +77,7 @@ func Churn(ctx context.Context, o ChurnOptions) (*ChurnResult, error) {
 		return nil, err
 	}
 	defer stop()
-	f, err := StartFleet(FleetConfig{URL: t.WebSocketURL(), CAFile: t.CAFile, Workers: o.Workers, Spawn: o.Spawn, Stderr: o.Stderr})
+	f, err := StartFleet(o.fleet(t))
 	if err != nil {
 		return nil, err
 	}
@@ -76,11 +85,24 @@ func Churn(ctx context.Context, o ChurnOptions) (*ChurnResult, error) {
 	return runChurn(ctx, &o, t, f)
 }
 
+// fleet is the load that churns against t.
+func (o *ChurnOptions) fleet(t Target) FleetConfig {
+	return FleetConfig{URL: t.WebSocketURL(), CAFile: t.CAFile, Workers: o.Workers, ChurnBare: o.Bare, Spawn: o.Spawn, Stderr: o.Stderr}
+}
+
+// cycle names what one churn cycle does.
+func (r *ChurnResult) cycle() string {
+	if r.Subscribe {
+		return "connect + subscribe + close"
+	}
+	return "connect + close"
+}
+
 func runChurn(ctx context.Context, o *ChurnOptions, t Target, f *Fleet) (*ChurnResult, error) {
 	p := NewProbe(t)
 	pr := NewProgress(o.Progress)
 	defer pr.Done()
-	r := &ChurnResult{Target: t, Rate: o.Rate, Seconds: o.Duration.Seconds()}
+	r := &ChurnResult{Target: t, Rate: o.Rate, Seconds: o.Duration.Seconds(), Subscribe: !o.Bare}
 	before, err := memory(ctx, p, o.Settle, pr)
 	if err != nil {
 		return nil, err
@@ -165,9 +187,9 @@ func (r *ChurnResult) compute() {
 func (r *ChurnResult) Table() string {
 	return table([][2]string{
 		{"server", fmt.Sprintf("%s (transport %s, pid %d)", r.Target.URL, r.Transport, r.Target.PID)},
-		{"churn", fmt.Sprintf("%.0f handshakes in %.0f s (%.0f/s asked), %d client failures %s", r.Handshakes, r.Seconds, r.Rate, r.ClientFailed, r.ClientError)},
-		{"server CPU", fmt.Sprintf("%.3f cores, %.1f µs per connect+disconnect (user %.1f, kernel %.1f)", r.Cores, r.CPUPerHandshake, r.UserPerHandshake, r.SystemPerHandshake)},
-		{"handshakes per core", fmt.Sprintf("%.0f per CPU-second", r.PerCore)},
+		{"churn", fmt.Sprintf("%.0f cycles of %s in %.0f s (%.0f/s asked), %d client failures %s", r.Handshakes, r.cycle(), r.Seconds, r.Rate, r.ClientFailed, r.ClientError)},
+		{"server CPU", fmt.Sprintf("%.3f cores, %.1f µs per %s (user %.1f, kernel %.1f)", r.Cores, r.CPUPerHandshake, r.cycle(), r.UserPerHandshake, r.SystemPerHandshake)},
+		{"handshakes per core", fmt.Sprintf("%.0f %s per CPU-second", r.PerCore, r.cycle())},
 		{"memory", fmt.Sprintf("%s before, %s after (%+.1f MB), returned to baseline: %v", mb(r.Before.RSS), mb(r.After.RSS), r.RSSGrowth/1e6, r.Returned)},
 	})
 }

@@ -65,6 +65,8 @@ type FleetConfig struct {
 	Ping time.Duration
 	// Deflate has the connections offer permessage-deflate.
 	Deflate bool
+	// ChurnBare has churned connections close without subscribing.
+	ChurnBare bool
 	// Spawn starts a worker; nil means SelfSpawner.
 	Spawn Spawner
 	// Stderr receives the workers' standard error; nil discards it.
@@ -133,7 +135,7 @@ func startWorker(cfg FleetConfig, i int) (*workerProc, error) {
 		"--url", cfg.URL, "--source", "127.0.0." + strconv.Itoa(cfg.FirstSource+i), "--id", strconv.Itoa(i),
 		"--channels", strconv.Itoa(cfg.Channels), "--pool", strconv.Itoa(cfg.ChannelPool), "--ping", cfg.Ping.String(), "--also", cfg.Also,
 		"--offset", strconv.Itoa(cfg.offset(i)), "--ca", cfg.CAFile,
-		"--deflate=" + strconv.FormatBool(cfg.Deflate),
+		"--deflate=" + strconv.FormatBool(cfg.Deflate), "--churn-bare=" + strconv.FormatBool(cfg.ChurnBare),
 	})
 	cmd.Stderr = cfg.Stderr
 	stdin, err := cmd.StdinPipe()
@@ -196,7 +198,8 @@ func (f *Fleet) Open(n int, rate float64) error {
 	return errors.Join(errs...)
 }
 
-// Churn sets the fleet's connect-and-disconnect rate per second (0 stops).
+// Churn sets the fleet's churn rate per second (0 stops): connect,
+// subscribe and disconnect, or only connect and disconnect with ChurnBare.
 func (f *Fleet) Churn(rate float64) error {
 	var errs []error
 	for _, p := range f.procs {

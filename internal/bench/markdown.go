@@ -147,14 +147,14 @@ func (r *Report) writeChurn(b *strings.Builder) {
 	if c0 == nil {
 		return
 	}
-	fmt.Fprintf(b, "## Churn: connect, read connection_established, close, at %.0f per second for %.0f s\n\n", c0.Rate, c0.Seconds)
+	fmt.Fprintf(b, "## Churn: %s, at %.0f per second for %.0f s\n\n", c0.cycle(), c0.Rate, c0.Seconds)
 	r.tableHead(b, "")
 	ch := func(f func(*ChurnResult) float64) func(*TransportReport) float64 {
 		return func(t *TransportReport) float64 { return f(t.Churn) }
 	}
 	r.row(b, "handshakes per second reached", ch(func(c *ChurnResult) float64 { return c.PerSecond }), numf)
 	r.row(b, "handshakes per CPU-second (per core)", ch(func(c *ChurnResult) float64 { return c.PerCore }), numf)
-	r.row(b, "server CPU per connect + disconnect", ch(func(c *ChurnResult) float64 { return c.CPUPerHandshake }), usf)
+	r.row(b, "server CPU per "+c0.cycle(), ch(func(c *ChurnResult) float64 { return c.CPUPerHandshake }), usf)
 	r.row(b, "  in roost's code (user)", ch(func(c *ChurnResult) float64 { return c.UserPerHandshake }), usf)
 	r.row(b, "  in the kernel (system)", ch(func(c *ChurnResult) float64 { return c.SystemPerHandshake }), usf)
 	r.row(b, "RSS growth after churn, MB (after GC)", ch(func(c *ChurnResult) float64 { return c.RSSGrowth / 1e6 }),

@@ -223,7 +223,7 @@ func reportChurn(ctx context.Context, o *ReportOptions, t Target) (*ChurnResult,
 	if err := waitConnections(ctx, NewProbe(t), 0); err != nil {
 		return nil, err
 	}
-	f, err := StartFleet(FleetConfig{URL: t.WebSocketURL(), Workers: co.Workers, Spawn: co.Spawn, Stderr: co.Stderr})
+	f, err := StartFleet(co.fleet(t))
 	if err != nil {
 		return nil, err
 	}

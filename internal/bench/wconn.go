@@ -162,8 +162,7 @@ func (w *worker) prepare(c *ws.Client, idx int64) error {
 		names = append(names, w.cfg.also)
 	}
 	for _, name := range names {
-		msg := `{"event":"pusher:subscribe","data":{"auth":"","channel":"` + name + `"}}`
-		if err := c.WriteText([]byte(msg)); err != nil {
+		if err := c.WriteText(subscribeMsg(name)); err != nil {
 			return err
 		}
 	}
@@ -178,6 +177,11 @@ func (w *worker) prepare(c *ws.Client, idx int64) error {
 	}
 	w.pings.Add(1)
 	return w.expect(c, "pusher:pong")
+}
+
+// subscribeMsg is pusher:subscribe for a public channel.
+func subscribeMsg(channel string) []byte {
+	return []byte(`{"event":"pusher:subscribe","data":{"auth":"","channel":"` + channel + `"}}`)
 }
 
 var (
@@ -274,11 +278,17 @@ func eventStamp(msg []byte) (int64, bool) {
 	return ts, err == nil
 }
 
-// churnOnce connects, reads connection_established and closes cleanly
-// (close frame, wait for the server's), as a page load and unload does.
+// churnOnce connects, reads connection_established, subscribes to a
+// public channel of its own and waits for subscription_succeeded (unless
+// the worker churns bare), then closes cleanly (close frame, wait for the
+// server's), as a page load and unload does.
 func (w *worker) churnOnce() {
 	c, _, err := w.dial()
 	<-w.sem
+	if err == nil {
+		defer w.untrack(c)
+		err = w.churnSubscribe(c)
+	}
 	if err != nil {
 		if w.ctx.Err() == nil {
 			w.churnFailed.Add(1)
@@ -286,7 +296,6 @@ func (w *worker) churnOnce() {
 		}
 		return
 	}
-	defer w.untrack(c)
 	w.handshakes.Add(1)
 	c.WriteClose(ws.CloseNormal, "")
 	c.NetConn().SetReadDeadline(time.Now().Add(handshakeTimeout))
@@ -296,4 +305,17 @@ func (w *worker) churnOnce() {
 			return
 		}
 	}
+}
+
+// churnSubscribe subscribes a churned connection to its channel and waits
+// for the server's answer; bare churn skips it.
+func (w *worker) churnSubscribe(c *ws.Client) error {
+	if w.cfg.churnBare {
+		return nil
+	}
+	name := w.channel(w.seq.Add(1), 0)
+	if err := c.WriteText(subscribeMsg(name)); err != nil {
+		return err
+	}
+	return w.expect(c, "pusher_internal:subscription_succeeded")
 }

@@ -21,7 +21,8 @@ import (
 // Worker commands, one per line on the worker's stdin:
 //
 //	open N RATE   hold N ready connections, dialling at most RATE per second
-//	churn RATE    connect and disconnect RATE times per second (0 stops)
+//	churn RATE    connect, subscribe and disconnect RATE times per second
+//	              (0 stops; --churn-bare leaves out the subscription)
 //	hist          answer with the latency histogram, then reset it
 //	quit          close every connection and exit (so does end of input)
 //
@@ -83,7 +84,10 @@ type workerConfig struct {
 	also     string // a channel every connection subscribes to besides its own
 	ping     time.Duration
 	deflate  bool
-	tls      *tls.Config // for a wss:// URL; nil means the system's roots
+	// churnBare has churned connections close right after
+	// connection_established instead of subscribing first.
+	churnBare bool
+	tls       *tls.Config // for a wss:// URL; nil means the system's roots
 }
 
 // histShards spreads latency recording over several locks.
@@ -144,6 +148,7 @@ func parseWorkerFlags(args []string, stderr io.Writer) (workerConfig, error) {
 	fs.StringVar(&c.also, "also", "", "a `channel` every connection subscribes to as well")
 	fs.DurationVar(&c.ping, "ping", 0, "send pusher:ping after this much silence (0: the server's activity_timeout)")
 	fs.BoolVar(&c.deflate, "deflate", false, "offer permessage-deflate")
+	fs.BoolVar(&c.churnBare, "churn-bare", false, "churn without subscribing: connect and close only")
 	caFile := fs.String("ca", "", "PEM `file` of certificates to trust for a wss:// URL")
 	if err := fs.Parse(args); err != nil {
 		return c, err

@@ -106,14 +106,14 @@ func (l *loop) accept() {
 		if !l.accepting {
 			return
 		}
-		fd, sa, err := unix.Accept4(l.lfd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+		fd, from, err := acceptFrom(l.lfd, &l.peer)
 		if err != nil {
 			if err != unix.EAGAIN && err != unix.EINTR && err != unix.ECONNABORTED {
 				l.acceptFailed(err)
 			}
 			return
 		}
-		l.handshaking(fd, sockaddrIP(sa))
+		l.handshaking(fd, from)
 	}
 }
 
@@ -125,16 +125,6 @@ func tuneSocket(fd int) {
 	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_KEEPALIVE, 1)
 	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPIDLE, 15)
 	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPINTVL, 15)
-}
-
-func sockaddrIP(sa unix.Sockaddr) netip.Addr {
-	switch a := sa.(type) {
-	case *unix.SockaddrInet4:
-		return netip.AddrFrom4(a.Addr)
-	case *unix.SockaddrInet6:
-		return netip.AddrFrom16(a.Addr).Unmap()
-	}
-	return netip.Addr{}
 }
 
 // handshaking registers an accepted socket that has yet to send its request.

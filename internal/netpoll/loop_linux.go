@@ -78,7 +78,8 @@ type loop struct {
 	accepting   bool       // lfd is in the loop's epoll
 	maxHead     int        // the largest request head read on the loop, bytes
 	headTimeout time.Duration
-	hello       []byte // the 101 and the first frames of an upgrade, written at once
+	hello       []byte              // the 101 and the first frames of an upgrade, written at once
+	peer        unix.RawSockaddrAny // the address accept4 fills in
 
 	count   atomic.Int64 // connections, readable by anyone
 	drained chan struct{}

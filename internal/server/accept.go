@@ -100,7 +100,7 @@ func (s *Server) plainHandshake(r *http.Request) (netpoll.Accepted, bool) {
 	if !known {
 		return netpoll.Accepted{}, false
 	}
-	if code, _ := admit(app, r.URL.Query()); code != 0 {
+	if code, _ := admit(app, requestQuery(r.URL)); code != 0 {
 		return netpoll.Accepted{}, false
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !app.AllowsOrigin(origin) {
