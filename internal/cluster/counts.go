@@ -22,6 +22,9 @@ type counts struct {
 	r     *Redis
 	dirty atomic.Bool // write every count again at the next flush
 
+	// writing is held through a flush or a resync: one of them at a time,
+	// so that a resync never writes a share a flush is still adding to.
+	writing sync.Mutex
 	mu      sync.Mutex   // guards local and pending, and nothing else
 	local   map[pair]int // this node's subscriptions per channel
 	pending map[pair]int // changes not yet written to Redis
@@ -132,6 +135,8 @@ func (c *counts) withPrefix(pending bool, app, prefix string) map[string]int {
 // the next one when Redis cannot take them, and all counts are written
 // again when Redis may have taken them after all.
 func (c *counts) flush() {
+	c.writing.Lock()
+	defer c.writing.Unlock()
 	c.mu.Lock()
 	pending := c.pending
 	c.pending = make(map[pair]int)
@@ -171,6 +176,8 @@ func (c *counts) flush() {
 // resync writes this node's count of every channel outright, and drops its
 // share of channels it no longer has subscribers on.
 func (c *counts) resync() {
+	c.writing.Lock()
+	defer c.writing.Unlock()
 	c.mu.Lock()
 	byApp := make(map[string][]any)
 	for k, n := range c.local {
