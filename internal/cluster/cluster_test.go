@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/roostproject/roost/internal/clusterkit/nodeconf"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/testutil"
 )
@@ -57,7 +58,7 @@ func nodesWith(t *testing.T, url string, n int, ttl time.Duration, set func(i in
 	rs, boxes := make([]*Redis, n), make([]*inbox, n)
 	for i := range rs {
 		boxes[i] = &inbox{}
-		cfg := Config{URL: url, Prefix: prefix, Node: uint64(i + 1), Apps: []string{"app"}, Deliver: boxes[i].deliver, NodeTTL: ttl}
+		cfg := Config{URL: url, Settings: nodeconf.Settings{Prefix: prefix, Node: uint64(i + 1), Apps: []string{"app"}, Deliver: boxes[i].deliver, NodeTTL: ttl}}
 		set(i, &cfg)
 		r, err := New(cfg)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roostproject/roost/internal/clusterkit/nodeconf"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/testutil"
 )
@@ -211,7 +212,7 @@ func TestTopicsAreShardedChannels(t *testing.T) {
 // computes slots.
 func TestChannelKeysShareTheTopicSlot(t *testing.T) {
 	c := testutil.StartRedisCluster(t, 3, 0)
-	r := &Redis{cfg: Config{Prefix: "roost"}}
+	r := &Redis{cfg: Config{Settings: nodeconf.Settings{Prefix: "roost"}}}
 	topicSlot := c.Slot(r.topic("app-1", "presence-room.1"))
 	for _, k := range []string{
 		r.presenceKey("app-1", "presence-room.1"), r.cacheKey("app-1", "presence-room.1"),

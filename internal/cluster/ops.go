@@ -141,8 +141,8 @@ func (r *Redis) applyChanges(ops []*op) {
 	if len(remote) == 0 {
 		return
 	}
-	if !r.link.healthy.Load() {
-		r.link.dirty.Store(true)
+	if !r.link.Healthy.Load() {
+		r.link.Dirty.Store(true)
 		for _, o := range remote {
 			o.done <- result{yes: r.local(o)}
 		}
@@ -191,7 +191,7 @@ func isReply(err error) bool {
 // sign-in is taken back and fails, and a leave or a sign-out (whose
 // connection is gone) stands without an announcement.
 func (r *Redis) remoteFailed(ops []*op, err error) {
-	r.link.dirty.Store(true)
+	r.link.Dirty.Store(true)
 	unreachable := errors.Is(r.failed(err), errDown)
 	for _, o := range ops {
 		switch {
@@ -231,7 +231,7 @@ func (r *Redis) applyLocal(o *op) error {
 // away: a member that leaves is not announced yet (see deferred).
 func (r *Redis) local(o *op) bool {
 	if o.kind == opLeave && o.local {
-		r.deferred.add(o.app, o.channel, o.member.ID)
+		r.deferred.Add(o.app, o.channel, o.member.ID)
 		return false
 	}
 	return o.local
@@ -260,7 +260,7 @@ func (r *Redis) answer(o *op) result {
 	before, after, full, err := totals(o.script)
 	switch {
 	case err != nil:
-		r.link.dirty.Store(true)
+		r.link.Dirty.Store(true)
 		if o.undo != nil {
 			o.undo()
 			return result{err: err}
@@ -274,7 +274,7 @@ func (r *Redis) answer(o *op) result {
 	}
 	gone := before > 0 && after == 0
 	if gone && o.kind == opLeave && !r.settled(r.period()) {
-		r.deferred.add(o.app, o.channel, o.member.ID)
+		r.deferred.Add(o.app, o.channel, o.member.ID)
 		gone = false
 	}
 	return result{yes: gone}

@@ -86,7 +86,7 @@ func (p *plainTopics) current() *redis.PubSub {
 }
 
 // run delivers the messages other nodes publish. A broken connection is
-// an outage (see link); one replaced by resubscribe is not.
+// an outage (see package linkstate); one replaced by resubscribe is not.
 func (p *plainTopics) run() {
 	r := p.r
 	r.start(p.watch)
@@ -119,7 +119,7 @@ func (p *plainTopics) watch() {
 			return
 		case <-t.C:
 		}
-		if !p.r.link.healthy.Load() || !p.confirmed.Load() {
+		if !p.r.link.Healthy.Load() || !p.confirmed.Load() {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(p.r.ctx, p.r.cfg.SlowReply)

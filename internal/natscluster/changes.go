@@ -50,8 +50,8 @@ func (n *Node) apply(ctx context.Context, c *change) (bool, error) {
 		return false, err
 	}
 	b := n.kv.Load()
-	if b == nil || !n.link.healthy.Load() {
-		n.link.dirty.Store(true)
+	if b == nil || !n.link.Healthy.Load() {
+		n.link.Dirty.Store(true)
 		return n.localAnswer(c), nil
 	}
 	kv, k, field, delta, info := n.target(b, c)
@@ -67,7 +67,7 @@ func (n *Node) apply(ctx context.Context, c *change) (bool, error) {
 	}
 	gone := before > 0 && after == 0
 	if gone && c.kind == leave && !n.settled(n.period()) {
-		n.deferred.add(c.app, c.channel, c.member.ID)
+		n.deferred.Add(c.app, c.channel, c.member.ID)
 		gone = false
 	}
 	return gone, nil
@@ -100,8 +100,8 @@ func (n *Node) target(b *buckets, c *change) (kv jetstream.KeyValue, k, field st
 // fails, and a leave or sign-out (whose connection is gone) stands without
 // an announcement.
 func (n *Node) failed(c *change, err error) (bool, error) {
-	n.link.dirty.Store(true)
-	n.link.suspect()
+	n.link.Dirty.Store(true)
+	n.link.Suspect()
 	switch {
 	case !n.nc.IsConnected():
 		return n.localAnswer(c), nil
@@ -137,7 +137,7 @@ func (n *Node) applyLocal(c *change) error {
 // away: a member that leaves is not announced yet (see deferred).
 func (n *Node) localAnswer(c *change) bool {
 	if c.kind == leave && c.local {
-		n.deferred.add(c.app, c.channel, c.member.ID)
+		n.deferred.Add(c.app, c.channel, c.member.ID)
 		return false
 	}
 	return c.local

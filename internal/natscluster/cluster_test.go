@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/roostproject/roost/internal/clusterkit/nodeconf"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/testutil"
 	"github.com/roostproject/roost/internal/webhook"
@@ -85,7 +86,7 @@ func nodesAt(t testing.TB, url string, n int, set func(i int, c *Config)) ([]*No
 	ns, boxes := make([]*Node, n), make([]*inbox, n)
 	for i := range ns {
 		boxes[i] = &inbox{}
-		cfg := Config{URL: url, Prefix: prefix, Node: uint64(i + 1), Apps: []string{"app"}, Deliver: boxes[i].deliver}
+		cfg := Config{URL: url, Settings: nodeconf.Settings{Prefix: prefix, Node: uint64(i + 1), Apps: []string{"app"}, Deliver: boxes[i].deliver}}
 		set(i, &cfg)
 		node, err := New(cfg)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roostproject/roost/internal/clusterkit/nodeconf"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/testutil"
 )
@@ -175,7 +176,7 @@ func TestStartsWithoutNATS(t *testing.T) {
 	srv := testutil.StartNATS(t)
 	srv.Kill()
 	box := &inbox{}
-	n, err := New(Config{URL: srv.URL(), Prefix: "late", Node: 1, Apps: []string{"app"}, Deliver: box.deliver, Logger: quiet})
+	n, err := New(Config{URL: srv.URL(), Settings: nodeconf.Settings{Prefix: "late", Node: 1, Apps: []string{"app"}, Deliver: box.deliver, Logger: quiet}})
 	if err != nil {
 		t.Fatalf("an unreachable NATS is not an error: %v", err)
 	}

@@ -33,7 +33,7 @@ func (u *users) SignOut(ctx context.Context, app, user string) (bool, error) {
 // Online implements hub.Users: one read per id, several at once.
 func (u *users) Online(ctx context.Context, app string, ids []string) ([]string, error) {
 	b := u.n.kv.Load()
-	if b == nil || !u.n.link.healthy.Load() {
+	if b == nil || !u.n.link.Healthy.Load() {
 		return u.local.Online(ctx, app, ids)
 	}
 	online := make([]bool, len(ids))
@@ -54,7 +54,7 @@ func (u *users) Online(ctx context.Context, app string, ids []string) ([]string,
 	var out []string
 	for i, id := range ids {
 		if errs[i] != nil {
-			u.n.link.suspect()
+			u.n.link.Suspect()
 			return nil, errs[i]
 		}
 		if online[i] {
