@@ -142,7 +142,7 @@ func startFailoverNodes(t *testing.T, url, canaryChannel string) *failoverNodes 
 	c := &canary{channel: canaryChannel, stop: make(chan struct{}), got: make(map[int]time.Time)}
 	rs, _ := nodesWith(t, url, 2, 3*time.Second, func(i int, cfg *Config) {
 		if i == 1 {
-			cfg.Deliver = func(m *hub.Message) { f.inbox.deliver(m); c.deliver(m) }
+			cfg.Deliver = func(m *hub.Message) { f.inbox.Deliver(m); c.deliver(m) }
 		}
 	})
 	f.a, f.b = rs[0], rs[1]
@@ -163,20 +163,9 @@ func (f *failoverNodes) deliversAll(t *testing.T, channels []string, round strin
 	for _, ch := range channels {
 		testutil.Eventually(t, redisWait, "delivery on "+ch+" "+round, func() bool {
 			f.a.Publish(&hub.Message{App: "app", Channel: ch, Event: "probe", Data: round})
-			return f.inbox.has("probe", round) && f.inbox.hasOn(ch, "probe", round)
+			return f.inbox.HasOn(ch, "probe", round)
 		})
 	}
-}
-
-func (b *inbox) hasOn(channel, event, data string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, m := range b.got {
-		if m.Channel == channel && m.Event == event && m.Data == data {
-			return true
-		}
-	}
-	return false
 }
 
 // someChannels returns n channel names, which fall on every primary.

@@ -4,21 +4,11 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 
-	"github.com/roostproject/roost/internal/hub"
+	"github.com/roostproject/roost/internal/clusterkit/clustertest"
 	"github.com/roostproject/roost/internal/testutil"
 )
-
-// occupancy counts the occupied and vacated reports of a node.
-type occupancy struct {
-	hub.NopObserver
-	occupied, vacated atomic.Int32
-}
-
-func (o *occupancy) ChannelOccupied(app, channel string) { o.occupied.Add(1) }
-func (o *occupancy) ChannelVacated(app, channel string)  { o.vacated.Add(1) }
 
 // TestFlushBesideResyncWritesOnce runs a count flush (FlushCounts, as a
 // stopping node does) beside a resync of the counts (as tickLoop does after
@@ -26,7 +16,7 @@ func (o *occupancy) ChannelVacated(app, channel string)  { o.vacated.Add(1) }
 // is written once, and channel_occupied is reported once.
 func TestFlushBesideResyncWritesOnce(t *testing.T) {
 	const rounds = 200
-	obs := &occupancy{}
+	obs := &clustertest.Occupancy{}
 	rs, _ := nodesWith(t, testutil.MachineRedisURL, 1, 0, func(_ int, c *Config) { c.Observer = obs })
 	r := rs[0]
 	ctx := context.Background()
@@ -41,7 +31,7 @@ func TestFlushBesideResyncWritesOnce(t *testing.T) {
 		if n, err := r.counts.Count(ctx, "app", channel); err != nil || n != 1 {
 			t.Fatalf("round %d: count %d (%v), want 1", i, n, err)
 		}
-		if o := obs.occupied.Load(); o != int32(i+1) {
+		if o := obs.Occupied.Load(); o != int32(i+1) {
 			t.Fatalf("round %d: channel_occupied reported %d times, want %d", i, o, i+1)
 		}
 	}

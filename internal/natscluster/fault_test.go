@@ -61,7 +61,7 @@ func crossing(a *Node, b *inbox, channel string) func() bool {
 		i++
 		data := fmt.Sprint("probe-", i)
 		a.Publish(&hub.Message{App: "app", Channel: channel, Event: "probe", Data: data})
-		return testutil.Poll(500*time.Millisecond, func() bool { return b.has("probe", data) })
+		return testutil.Poll(500*time.Millisecond, func() bool { return b.Has("probe", data) })
 	}
 }
 
@@ -103,7 +103,7 @@ func TestNATSRestartEmpty(t *testing.T) {
 	})
 	for _, box := range boxes {
 		for _, u := range []string{"ua", "ub"} {
-			if box.has("pusher_internal:member_removed", fmt.Sprintf(`{"user_id":%q}`, u)) {
+			if box.Has("pusher_internal:member_removed", fmt.Sprintf(`{"user_id":%q}`, u)) {
 				t.Fatalf("member_removed for %s, who never left", u)
 			}
 		}
@@ -128,8 +128,8 @@ func TestNATSRestartWithDataPastTTL(t *testing.T) {
 	testutil.Eventually(t, natsWait, "both nodes ready again", func() bool { return allReady(ns) == 2 })
 	// Two TTLs: long past the moment a node may reap.
 	if testutil.Poll(2*faultTTL, func() bool {
-		return boxes[0].has("pusher_internal:member_removed", `{"user_id":"ub"}`) ||
-			boxes[1].has("pusher_internal:member_removed", `{"user_id":"ua"}`)
+		return boxes[0].Has("pusher_internal:member_removed", `{"user_id":"ub"}`) ||
+			boxes[1].Has("pusher_internal:member_removed", `{"user_id":"ua"}`)
 	}) {
 		t.Fatal("a node took the other for dead after NATS came back with its data")
 	}
@@ -157,13 +157,13 @@ func TestNATSPauseDeliversAtMostOnce(t *testing.T) {
 	testutil.Eventually(t, natsWait, "messages crossing again", crossing(a, boxes[1], "news"))
 	crossed := 0
 	for i := range events {
-		switch n := boxes[1].count("e", fmt.Sprint(i)); {
+		switch n := boxes[1].Count("e", fmt.Sprint(i)); {
 		case n > 1:
 			t.Fatalf("event %d delivered %d times", i, n)
 		case n == 1:
 			crossed++
 		}
-		if boxes[0].count("e", fmt.Sprint(i)) != 1 {
+		if boxes[0].Count("e", fmt.Sprint(i)) != 1 {
 			t.Fatalf("event %d not delivered once on its own node", i)
 		}
 	}
@@ -176,7 +176,7 @@ func TestStartsWithoutNATS(t *testing.T) {
 	srv := testutil.StartNATS(t)
 	srv.Kill()
 	box := &inbox{}
-	n, err := New(Config{URL: srv.URL(), Settings: nodeconf.Settings{Prefix: "late", Node: 1, Apps: []string{"app"}, Deliver: box.deliver, Logger: quiet}})
+	n, err := New(Config{URL: srv.URL(), Settings: nodeconf.Settings{Prefix: "late", Node: 1, Apps: []string{"app"}, Deliver: box.Deliver, Logger: quiet}})
 	if err != nil {
 		t.Fatalf("an unreachable NATS is not an error: %v", err)
 	}
@@ -185,7 +185,7 @@ func TestStartsWithoutNATS(t *testing.T) {
 		t.Fatal("ready without NATS")
 	}
 	n.Publish(&hub.Message{App: "app", Channel: "c", Event: "e", Data: "local"})
-	if !box.has("e", "local") {
+	if !box.Has("e", "local") {
 		t.Fatal("a publish was not delivered locally while NATS is down")
 	}
 	srv.Start()
@@ -213,12 +213,12 @@ func TestDepartureDuringOutageAnnounced(t *testing.T) {
 	srv.Start()
 	removed := `{"user_id":"ua"}`
 	testutil.Eventually(t, natsWait, "member_removed for ua on the other node", func() bool {
-		return boxes[1].has("pusher_internal:member_removed", removed)
+		return boxes[1].Has("pusher_internal:member_removed", removed)
 	})
 	if got := members(b, "presence-o"); got != "[ub]" {
 		t.Fatalf("members %s, want [ub]", got)
 	}
-	if n := boxes[1].count("pusher_internal:member_removed", removed); n != 1 {
+	if n := boxes[1].Count("pusher_internal:member_removed", removed); n != 1 {
 		t.Fatalf("member_removed for ua delivered %d times, want once", n)
 	}
 }
@@ -239,8 +239,8 @@ func TestNATSPausePastTTL(t *testing.T) {
 	srv.Resume()
 	testutil.Eventually(t, natsWait, "both nodes ready again", func() bool { return allReady(ns) == 2 })
 	if testutil.Poll(2*faultTTL, func() bool {
-		return boxes[0].has("pusher_internal:member_removed", `{"user_id":"ub"}`) ||
-			boxes[1].has("pusher_internal:member_removed", `{"user_id":"ua"}`)
+		return boxes[0].Has("pusher_internal:member_removed", `{"user_id":"ub"}`) ||
+			boxes[1].Has("pusher_internal:member_removed", `{"user_id":"ua"}`)
 	}) {
 		t.Fatal("a node took the other for dead after NATS was paused")
 	}
