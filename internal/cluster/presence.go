@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/roostproject/roost/internal/clusterkit/departures"
+	"github.com/roostproject/roost/internal/clusterkit/sharechange"
 	"github.com/roostproject/roost/internal/hub"
 )
 
@@ -24,12 +25,12 @@ var _ hub.Presence = (*presence)(nil)
 // Join implements hub.Presence. The channel's limit applies to this node's
 // members first, then to the cluster's.
 func (p *presence) Join(ctx context.Context, app, channel string, m hub.Member, max int) (bool, error) {
-	return p.r.submit(&op{ctx: ctx, kind: opJoin, app: app, channel: channel, member: m, max: max})
+	return p.r.submit(&op{ctx: ctx, Change: sharechange.Change{Kind: sharechange.Join, App: app, Channel: channel, Member: m, Max: max}})
 }
 
 // Leave implements hub.Presence.
 func (p *presence) Leave(ctx context.Context, app, channel, user string) (bool, error) {
-	return p.r.submit(&op{ctx: ctx, kind: opLeave, app: app, channel: channel, member: hub.Member{ID: user}})
+	return p.r.submit(&op{ctx: ctx, Change: sharechange.Change{Kind: sharechange.Leave, App: app, Channel: channel, Member: hub.Member{ID: user}}})
 }
 
 // Members implements hub.Presence.

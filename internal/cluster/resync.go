@@ -17,7 +17,7 @@ func (r *Redis) resync() error {
 	ctx, cancel := context.WithTimeout(r.ctx, r.period())
 	defer cancel()
 	r.counts.Dirty.Store(true)
-	_, err := r.submit(&op{ctx: ctx, kind: opResync, resync: func() error { return r.writeShares(ctx) }})
+	_, err := r.submit(&op{ctx: ctx, resync: func() error { return r.writeShares(ctx) }})
 	if err == nil {
 		r.reconcileSoon()
 	}

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/roostproject/roost/internal/clusterkit/departures"
+	"github.com/roostproject/roost/internal/clusterkit/sharechange"
 	"github.com/roostproject/roost/internal/hub"
 )
 
@@ -24,12 +25,12 @@ var _ hub.Presence = (*presence)(nil)
 // members first, then to the cluster's, exactly: the check and the write
 // are one compare-and-set of the channel's key.
 func (p *presence) Join(ctx context.Context, app, channel string, m hub.Member, max int) (bool, error) {
-	return p.n.apply(ctx, &change{kind: join, app: app, channel: channel, member: m, max: max})
+	return p.n.apply(ctx, &change{sharechange.Change{Kind: sharechange.Join, App: app, Channel: channel, Member: m, Max: max}})
 }
 
 // Leave implements hub.Presence.
 func (p *presence) Leave(ctx context.Context, app, channel, user string) (bool, error) {
-	return p.n.apply(ctx, &change{kind: leave, app: app, channel: channel, member: hub.Member{ID: user}})
+	return p.n.apply(ctx, &change{sharechange.Change{Kind: sharechange.Leave, App: app, Channel: channel, Member: hub.Member{ID: user}}})
 }
 
 // Members implements hub.Presence.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/roostproject/roost/internal/clusterkit/sharechange"
 	"github.com/roostproject/roost/internal/hub"
 )
 
@@ -22,12 +23,12 @@ var _ hub.Users = (*users)(nil)
 
 // SignIn implements hub.Users.
 func (u *users) SignIn(ctx context.Context, app, user string) (bool, error) {
-	return u.n.apply(ctx, &change{kind: signIn, app: app, member: hub.Member{ID: user}})
+	return u.n.apply(ctx, &change{sharechange.Change{Kind: sharechange.SignIn, App: app, Member: hub.Member{ID: user}}})
 }
 
 // SignOut implements hub.Users.
 func (u *users) SignOut(ctx context.Context, app, user string) (bool, error) {
-	return u.n.apply(ctx, &change{kind: signOut, app: app, member: hub.Member{ID: user}})
+	return u.n.apply(ctx, &change{sharechange.Change{Kind: sharechange.SignOut, App: app, Member: hub.Member{ID: user}}})
 }
 
 // Online implements hub.Users: one read per id, several at once.
