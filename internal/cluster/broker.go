@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/roostproject/roost/internal/clusterkit/linkstate"
 	"github.com/roostproject/roost/internal/clusterkit/subqueue"
 	"github.com/roostproject/roost/internal/hub"
 )
@@ -157,7 +158,7 @@ func (r *Redis) publishLoop() {
 			batch[i].seq = seqs.next(r, batch[i])
 		}
 		for !r.write(batch) {
-			if !sleep(r.ctx, 250*time.Millisecond) || !r.awaitSubscribers() {
+			if !linkstate.Sleep(r.ctx, 250*time.Millisecond) || !r.awaitSubscribers() {
 				return
 			}
 		}
@@ -176,7 +177,7 @@ const resubscribeTime = 3 * probeEvery
 // the node is still running.
 func (r *Redis) awaitSubscribers() bool {
 	for !r.settled(resubscribeTime) {
-		if !sleep(r.ctx, probeEvery/4) {
+		if !linkstate.Sleep(r.ctx, probeEvery/4) {
 			return false
 		}
 	}
@@ -245,16 +246,4 @@ func (r *Redis) stream(node, topic string) string {
 		return node
 	}
 	return node + "/" + strconv.Itoa(int(slot(topic)))
-}
-
-// sleep waits d unless ctx ends first; it reports whether ctx is still live.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

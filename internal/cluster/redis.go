@@ -104,8 +104,7 @@ func New(cfg Config) (*Redis, error) {
 
 func (r *Redis) start(loops ...func()) {
 	for _, f := range loops {
-		r.wg.Add(1)
-		go func() { defer r.wg.Done(); f() }()
+		r.wg.Go(f)
 	}
 }
 
@@ -114,8 +113,7 @@ func (r *Redis) start(loops ...func()) {
 func (r *Redis) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	for len(r.outbox) > 0 && r.link.Healthy.Load() && sleep(ctx, 10*time.Millisecond) {
-	}
+	r.link.Drain(ctx, func() int { return len(r.outbox) })
 	r.counts.flush()
 	r.rdb.Del(ctx, r.nodeKey("node", r.node))
 	r.cancel()

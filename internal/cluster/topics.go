@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/roostproject/roost/internal/clusterkit/linkstate"
 )
 
 // topics holds a node's pub/sub subscriptions and brings their messages to
@@ -97,7 +99,7 @@ func (p *plainTopics) run() {
 		case err != nil && (r.ctx.Err() != nil || ps != p.current()):
 		case err != nil:
 			r.down(err)
-			sleep(r.ctx, probeEvery)
+			linkstate.Sleep(r.ctx, probeEvery)
 		default:
 			if sub, ok := in.(*redis.Subscription); ok && sub.Channel == p.self {
 				p.confirmed.Store(sub.Kind == "subscribe")

@@ -121,8 +121,7 @@ func (n *Node) options() []nats.Option {
 
 func (n *Node) start(loops ...func()) {
 	for _, f := range loops {
-		n.wg.Add(1)
-		go func() { defer n.wg.Done(); f() }()
+		n.wg.Go(f)
 	}
 }
 
@@ -131,8 +130,7 @@ func (n *Node) start(loops ...func()) {
 func (n *Node) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	for len(n.outbox) > 0 && n.link.Healthy.Load() && sleep(ctx, 10*time.Millisecond) {
-	}
+	n.link.Drain(ctx, func() int { return len(n.outbox) })
 	n.counts.flush()
 	if b := n.kv.Load(); b != nil && n.link.Healthy.Load() {
 		n.nc.FlushTimeout(time.Second)
@@ -168,15 +166,3 @@ func (n *Node) Dropped() int64 { return n.dropped.Load() }
 // the node never publishes a message again (the Redis backend retries a
 // publish whose reply timed out, and counts the copies it drops).
 func (n *Node) Duplicates() int64 { return 0 }
-
-// sleep waits d unless ctx ends first; it reports whether ctx is still live.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}

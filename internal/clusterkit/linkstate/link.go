@@ -15,6 +15,7 @@
 package linkstate
 
 import (
+	"context"
 	"sync/atomic"
 	"time"
 )
@@ -86,4 +87,23 @@ func (s *State) Epochs(alive map[string]string, self string) (changed bool) {
 	}
 	s.epochs = seen
 	return changed
+}
+
+// Drain waits, until ctx ends, while pending reports messages waiting to
+// leave and the store is reachable: a closing node's last messages.
+func (s *State) Drain(ctx context.Context, pending func() int) {
+	for pending() > 0 && s.Healthy.Load() && Sleep(ctx, 10*time.Millisecond) {
+	}
+}
+
+// Sleep waits d unless ctx ends first; it reports whether ctx is still live.
+func Sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }

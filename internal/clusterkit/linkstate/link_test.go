@@ -1,6 +1,7 @@
 package linkstate
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -49,5 +50,26 @@ func TestEpochsReportsAnotherNodesNewEpoch(t *testing.T) {
 	}
 	if s.Epochs(map[string]string{"2": "1", "3": "0"}, "1") {
 		t.Fatal("no change reported as one")
+	}
+}
+
+// TestDrainWaitsForPendingWhileHealthy: Drain waits while messages wait
+// and the store answers, and no longer than ctx or the link allows.
+func TestDrainWaitsForPendingWhileHealthy(t *testing.T) {
+	s := New()
+	s.Up()
+	left := 3
+	s.Drain(context.Background(), func() int { left--; return left })
+	if left != 0 {
+		t.Fatalf("drain returned with %d pending", left)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s.Drain(ctx, func() int { return 1 }) // returns: ctx is over
+	s.Down()
+	calls := 0
+	s.Drain(context.Background(), func() int { calls++; return 1 })
+	if calls != 1 {
+		t.Fatalf("drain asked %d times with the store unreachable, want once", calls)
 	}
 }
