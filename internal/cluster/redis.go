@@ -129,12 +129,7 @@ func (r *Redis) State() hub.State {
 }
 
 // Ready reports nil when Redis is reachable, else why the node is degraded.
-func (r *Redis) Ready() error {
-	if !r.link.Healthy.Load() {
-		return errors.New("redis unreachable: local delivery only, cluster traffic buffered")
-	}
-	return nil
-}
+func (r *Redis) Ready() error { return r.link.Ready("redis") }
 
 // Dropped returns how many outbound messages were dropped because the
 // outbox was full.

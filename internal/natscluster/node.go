@@ -2,7 +2,6 @@ package natscluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -150,12 +149,7 @@ func (n *Node) State() hub.State {
 
 // Ready reports nil when NATS and its JetStream answer, else why the node
 // is degraded.
-func (n *Node) Ready() error {
-	if !n.link.Healthy.Load() {
-		return errors.New("nats unreachable: local delivery only, cluster traffic buffered")
-	}
-	return nil
-}
+func (n *Node) Ready() error { return n.link.Ready("nats") }
 
 // Dropped returns how many outbound messages were dropped because the
 // outbox was full or NATS refused them.

@@ -16,6 +16,7 @@ package linkstate
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"time"
 )
@@ -106,4 +107,13 @@ func Sleep(ctx context.Context, d time.Duration) bool {
 	case <-t.C:
 		return true
 	}
+}
+
+// Ready reports nil while the store (named store in the reason) is
+// reachable, else why the node is degraded.
+func (s *State) Ready(store string) error {
+	if !s.Healthy.Load() {
+		return errors.New(store + " unreachable: local delivery only, cluster traffic buffered")
+	}
+	return nil
 }

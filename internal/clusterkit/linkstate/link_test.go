@@ -11,8 +11,11 @@ func TestUpAfterDownSettlesLater(t *testing.T) {
 	if !s.Up() || s.Recovered.Load() != 0 || !s.Settled(time.Hour) {
 		t.Fatal("the first answer is no recovery: a node that saw no outage is settled")
 	}
-	if !s.Down() || s.Healthy.Load() || !s.Dirty.Load() {
-		t.Fatal("down: want the link unhealthy and dirty, reported as a change")
+	if s.Ready("redis") != nil {
+		t.Fatal("not ready while the store answers")
+	}
+	if !s.Down() || s.Healthy.Load() || !s.Dirty.Load() || s.Ready("redis") == nil {
+		t.Fatal("down: want the link unhealthy, dirty and not ready, reported as a change")
 	}
 	if s.Down() {
 		t.Fatal("a second down reported a change")
