@@ -9,6 +9,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/roostproject/roost/internal/clusterkit/linkstate"
+	"github.com/roostproject/roost/internal/clusterkit/subqueue"
 	"github.com/roostproject/roost/internal/hub"
 )
 
@@ -25,12 +27,6 @@ type outbound struct {
 	msg   *hub.Message
 	cache bool
 	seq   uint64 // given on the first try to publish
-}
-
-type subOp struct {
-	topic string
-	on    bool
-	ready func() // on: called once the subscription is active
 }
 
 // Publish delivers m to this node's subscribers at once and queues it for
@@ -54,12 +50,12 @@ func (r *Redis) enqueue(o outbound) {
 // calls ready when Redis confirms the subscription (at once while Redis is
 // unreachable, and after subscribeWait at the latest).
 func (r *Redis) Subscribe(app, channel string, ready func()) {
-	r.subs.push(subOp{r.topic(app, channel), true, ready})
+	r.subs.Push(subqueue.Op{Topic: r.topic(app, channel), On: true, Ready: ready})
 }
 
 // Unsubscribe stops receiving a channel's messages.
 func (r *Redis) Unsubscribe(app, channel string) {
-	r.subs.push(subOp{r.topic(app, channel), false, nil})
+	r.subs.Push(subqueue.Op{Topic: r.topic(app, channel)})
 }
 
 // subscribeWait bounds how long a join waits for Redis to confirm a
@@ -93,32 +89,6 @@ func (a *awaiting) fire(topic string) {
 	}
 }
 
-// subQueue is an unbounded FIFO of subscription changes: the hub calls
-// Subscribe with its lock held, so it must never wait for Redis.
-type subQueue struct {
-	mu   sync.Mutex
-	ops  []subOp
-	wake chan struct{}
-}
-
-func (q *subQueue) push(op subOp) {
-	q.mu.Lock()
-	q.ops = append(q.ops, op)
-	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (q *subQueue) take() []subOp {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	ops := q.ops
-	q.ops = nil
-	return ops
-}
-
 // subscribeLoop applies subscription changes in order. The topics are
 // subscribed again after a reconnect, a failover or a reshard (see topics).
 func (r *Redis) subscribeLoop() {
@@ -126,9 +96,9 @@ func (r *Redis) subscribeLoop() {
 		select {
 		case <-r.ctx.Done():
 			return
-		case <-r.subs.wake:
+		case <-r.subs.Wake():
 		}
-		for _, op := range r.subs.take() {
+		for _, op := range r.subs.Take() {
 			r.apply(op)
 		}
 	}
@@ -137,20 +107,20 @@ func (r *Redis) subscribeLoop() {
 // apply sends one subscription change. A subscription is confirmed by
 // Redis through the receive loop; while Redis is away it is answered at
 // once (the subscription is made again when Redis returns).
-func (r *Redis) apply(op subOp) {
-	if !op.on {
-		r.topics.off(op.topic)
+func (r *Redis) apply(op subqueue.Op) {
+	if !op.On {
+		r.topics.off(op.Topic)
 		return
 	}
-	if !r.link.healthy.Load() {
-		r.topics.on(op.topic)
-		op.ready()
+	if !r.link.Healthy.Load() {
+		r.topics.on(op.Topic)
+		op.Ready()
 		return
 	}
-	r.awaiting.add(op.topic, op.ready)
-	time.AfterFunc(subscribeWait, func() { r.awaiting.fire(op.topic) })
-	if err := r.topics.on(op.topic); err != nil {
-		r.awaiting.fire(op.topic)
+	r.awaiting.add(op.Topic, op.Ready)
+	time.AfterFunc(subscribeWait, func() { r.awaiting.fire(op.Topic) })
+	if err := r.topics.on(op.Topic); err != nil {
+		r.awaiting.fire(op.Topic)
 	}
 }
 
@@ -188,7 +158,7 @@ func (r *Redis) publishLoop() {
 			batch[i].seq = seqs.next(r, batch[i])
 		}
 		for !r.write(batch) {
-			if !sleep(r.ctx, 250*time.Millisecond) || !r.awaitSubscribers() {
+			if !linkstate.Sleep(r.ctx, 250*time.Millisecond) || !r.awaitSubscribers() {
 				return
 			}
 		}
@@ -207,7 +177,7 @@ const resubscribeTime = 3 * probeEvery
 // the node is still running.
 func (r *Redis) awaitSubscribers() bool {
 	for !r.settled(resubscribeTime) {
-		if !sleep(r.ctx, probeEvery/4) {
+		if !linkstate.Sleep(r.ctx, probeEvery/4) {
 			return false
 		}
 	}
@@ -276,16 +246,4 @@ func (r *Redis) stream(node, topic string) string {
 		return node
 	}
 	return node + "/" + strconv.Itoa(int(slot(topic)))
-}
-
-// sleep waits d unless ctx ends first; it reports whether ctx is still live.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

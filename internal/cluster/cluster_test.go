@@ -4,12 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/roostproject/roost/internal/clusterkit/clustertest"
+	"github.com/roostproject/roost/internal/clusterkit/nodeconf"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/testutil"
 )
@@ -24,27 +25,7 @@ func onBackends(t *testing.T, f func(t *testing.T, url string)) {
 }
 
 // inbox records delivered messages.
-type inbox struct {
-	mu  sync.Mutex
-	got []hub.Message
-}
-
-func (b *inbox) deliver(m *hub.Message) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.got = append(b.got, *m)
-}
-
-func (b *inbox) has(event, data string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, m := range b.got {
-		if m.Event == event && m.Data == data {
-			return true
-		}
-	}
-	return false
-}
+type inbox = clustertest.Inbox
 
 // nodes starts n cluster nodes on url sharing a fresh prefix.
 func nodes(t *testing.T, url string, n int, ttl time.Duration) ([]*Redis, []*inbox) {
@@ -57,7 +38,7 @@ func nodesWith(t *testing.T, url string, n int, ttl time.Duration, set func(i in
 	rs, boxes := make([]*Redis, n), make([]*inbox, n)
 	for i := range rs {
 		boxes[i] = &inbox{}
-		cfg := Config{URL: url, Prefix: prefix, Node: uint64(i + 1), Apps: []string{"app"}, Deliver: boxes[i].deliver, NodeTTL: ttl}
+		cfg := Config{URL: url, Settings: nodeconf.Settings{Prefix: prefix, Node: uint64(i + 1), Apps: []string{"app"}, Deliver: boxes[i].Deliver, NodeTTL: ttl}}
 		set(i, &cfg)
 		r, err := New(cfg)
 		if err != nil {
@@ -94,36 +75,14 @@ const redisWait = 30 * time.Second
 func TestPresenceFirstAndLastAcrossNodes(t *testing.T) {
 	onBackends(t, func(t *testing.T, url string) {
 		rs, _ := nodes(t, url, 2, 0)
-		a, b := rs[0], rs[1]
-		ctx := context.Background()
-		if first, err := a.presence.Join(ctx, "app", "presence-x", hub.Member{ID: "u", Info: `{"n":1}`}, 100); err != nil || !first {
-			t.Fatalf("first join: %v %v", first, err)
-		}
-		if first, _ := b.presence.Join(ctx, "app", "presence-x", hub.Member{ID: "u", Info: `{"n":2}`}, 100); first {
-			t.Fatal("the user's tab on another node counted as a new member")
-		}
-		m, _ := b.presence.Members(ctx, "app", "presence-x")
-		if len(m) != 1 || m[0].ID != "u" || m[0].Info != `{"n":1}` {
-			t.Fatalf("members %+v, want u with the first tab's info", m)
-		}
-		if last, _ := a.presence.Leave(ctx, "app", "presence-x", "u"); last {
-			t.Fatal("member_removed while a tab on another node is still there")
-		}
-		if last, _ := b.presence.Leave(ctx, "app", "presence-x", "u"); !last {
-			t.Fatal("the last tab's leave did not report the member gone")
-		}
+		clustertest.PresenceFirstAndLast(t, &rs[0].presence, &rs[1].presence)
 	})
 }
 
 func TestPresenceLimitIsClusterWide(t *testing.T) {
 	onBackends(t, func(t *testing.T, url string) {
 		rs, _ := nodes(t, url, 2, 0)
-		ctx := context.Background()
-		rs[0].presence.Join(ctx, "app", "presence-y", hub.Member{ID: "u1"}, 2)
-		rs[1].presence.Join(ctx, "app", "presence-y", hub.Member{ID: "u2"}, 2)
-		if _, err := rs[0].presence.Join(ctx, "app", "presence-y", hub.Member{ID: "u3"}, 2); err != hub.ErrChannelFull {
-			t.Fatalf("third member: %v, want ErrChannelFull", err)
-		}
+		clustertest.PresenceLimit(t, &rs[0].presence, &rs[1].presence)
 	})
 }
 
@@ -133,15 +92,15 @@ func TestMessagesCrossNodesOnlyWhenSubscribed(t *testing.T) {
 		rs[1].Subscribe("app", "news", func() {})
 		testutil.Eventually(t, redisWait, "subscription", func() bool {
 			rs[0].Publish(&hub.Message{App: "app", Channel: "news", Event: "probe", Data: "x"})
-			return boxes[1].has("probe", "x")
+			return boxes[1].Has("probe", "x")
 		})
 		rs[0].Publish(&hub.Message{App: "app", Channel: "other", Event: "e", Data: "y"})
 		rs[0].Publish(&hub.Message{App: "app", Channel: "news", Event: "e", Data: "z"})
-		testutil.Eventually(t, redisWait, "delivery", func() bool { return boxes[1].has("e", "z") })
-		if boxes[1].has("e", "y") {
+		testutil.Eventually(t, redisWait, "delivery", func() bool { return boxes[1].Has("e", "z") })
+		if boxes[1].Has("e", "y") {
 			t.Fatal("a node received a channel it has no subscriber on")
 		}
-		if !boxes[0].has("e", "z") {
+		if !boxes[0].Has("e", "z") {
 			t.Fatal("the publishing node did not deliver locally")
 		}
 	})
@@ -179,7 +138,7 @@ func TestDeadNodeIsReaped(t *testing.T) {
 		dead.topics.close()
 		dead.wg.Wait()
 		testutil.Eventually(t, redisWait, "member_removed for the dead node's member", func() bool {
-			return boxes[0].has("pusher_internal:member_removed", `{"user_id":"ghost"}`)
+			return boxes[0].Has("pusher_internal:member_removed", `{"user_id":"ghost"}`)
 		})
 		if m, _ := alive.presence.Members(ctx, "app", "presence-z"); len(m) != 0 {
 			t.Fatalf("ghost members left: %+v", m)
@@ -195,13 +154,6 @@ func TestDeadNodeIsReaped(t *testing.T) {
 func TestReadyMeansSubscribed(t *testing.T) {
 	onBackends(t, func(t *testing.T, url string) {
 		rs, boxes := nodes(t, url, 2, 0)
-		for i := 0; i < 100; i++ {
-			ch := fmt.Sprint("round-", i)
-			ready := make(chan struct{})
-			rs[1].Subscribe("app", ch, func() { close(ready) })
-			<-ready
-			rs[0].Publish(&hub.Message{App: "app", Channel: ch, Event: "e", Data: ch})
-			testutil.Eventually(t, redisWait, "delivery of "+ch, func() bool { return boxes[1].has("e", ch) })
-		}
+		clustertest.ReadyMeansSubscribed(t, rs[0], rs[1], boxes[1], redisWait)
 	})
 }

@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/roostproject/roost/internal/clusterkit/tally"
 	"github.com/roostproject/roost/internal/hub"
 )
 
@@ -19,58 +18,36 @@ import (
 // after an outage), so Subscribed never waits for Redis; reads add the
 // changes not written yet.
 type counts struct {
-	r     *Redis
-	dirty atomic.Bool // write every count again at the next flush
-
-	mu      sync.Mutex   // guards local and pending, and nothing else
-	local   map[pair]int // this node's subscriptions per channel
-	pending map[pair]int // changes not yet written to Redis
+	r *Redis
+	tally.Book
 }
 
 var _ hub.Counts = (*counts)(nil)
 
 // pair names one channel of one app.
-type pair struct{ app, name string }
+type pair = tally.Key
 
 func newCounts(r *Redis) counts {
-	return counts{r: r, local: make(map[pair]int), pending: make(map[pair]int)}
-}
-
-// Subscribed implements hub.Counts: the change is written within a flush.
-func (c *counts) Subscribed(app, channel string, delta int) {
-	k := pair{app, channel}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.local[k] += delta; c.local[k] <= 0 {
-		delete(c.local, k)
-	}
-	addTo(c.pending, k, delta)
-}
-
-// addTo adds delta to m[k], dropping the entry when it comes to zero.
-func addTo(m map[pair]int, k pair, delta int) {
-	if m[k] += delta; m[k] == 0 {
-		delete(m, k)
-	}
+	return counts{r: r}
 }
 
 // Count implements hub.Counts.
 func (c *counts) Count(ctx context.Context, app, channel string) (int, error) {
-	k := pair{app, channel}
+	k := pair{App: app, Name: channel}
 	var v string
 	err := c.r.call(ctx, func(ctx context.Context) (err error) {
 		v, err = c.r.rdb.HGet(ctx, c.r.channelsKey(app), channel).Result()
 		return err
 	})
 	if errors.Is(err, errDown) {
-		return c.of(false, k), nil
+		return c.Of(false, k), nil
 	}
 	if err != nil {
 		return 0, err
 	}
 	var e entry
 	json.Unmarshal([]byte(v), &e)
-	return e.total() + c.of(true, k), nil
+	return e.total() + c.Of(true, k), nil
 }
 
 // Channels implements hub.Counts.
@@ -81,7 +58,7 @@ func (c *counts) Channels(ctx context.Context, app, prefix string) (map[string]i
 		return err
 	})
 	if errors.Is(err, errDown) {
-		return c.withPrefix(false, app, prefix), nil
+		return c.WithPrefix(false, app, prefix), nil
 	}
 	if err != nil {
 		return nil, err
@@ -93,49 +70,19 @@ func (c *counts) Channels(ctx context.Context, app, prefix string) (map[string]i
 			out[name] = e.total()
 		}
 	}
-	for name, d := range c.withPrefix(true, app, prefix) {
+	for name, d := range c.WithPrefix(true, app, prefix) {
 		out[name] += d
 	}
 	return out, nil
-}
-
-// of reads the local count of k, or its pending change.
-func (c *counts) of(pending bool, k pair) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.which(pending)[k]
-}
-
-// which returns c.pending or c.local; c.mu is held.
-func (c *counts) which(pending bool) map[pair]int {
-	if pending {
-		return c.pending
-	}
-	return c.local
-}
-
-// withPrefix copies the local counts, or the pending changes, of the
-// channels of app that start with prefix.
-func (c *counts) withPrefix(pending bool, app, prefix string) map[string]int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make(map[string]int)
-	for k, n := range c.which(pending) {
-		if k.app == app && strings.HasPrefix(k.name, prefix) {
-			out[k.name] = n
-		}
-	}
-	return out
 }
 
 // flush writes the changes gathered since the last flush; they are kept for
 // the next one when Redis cannot take them, and all counts are written
 // again when Redis may have taken them after all.
 func (c *counts) flush() {
-	c.mu.Lock()
-	pending := c.pending
-	c.pending = make(map[pair]int)
-	c.mu.Unlock()
+	c.Writing.Lock()
+	defer c.Writing.Unlock()
+	pending := c.TakePending()
 	if len(pending) == 0 {
 		return
 	}
@@ -147,7 +94,7 @@ func (c *counts) flush() {
 		_, err := c.r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for k, d := range pending {
 				keys = append(keys, k)
-				cmds = append(cmds, addScript.Eval(ctx, p, []string{c.r.channelsKey(k.app)}, k.name, c.r.node, d, "", 0))
+				cmds = append(cmds, addScript.Eval(ctx, p, []string{c.r.channelsKey(k.App)}, k.Name, c.r.node, d, "", 0))
 			}
 			return nil
 		})
@@ -155,13 +102,9 @@ func (c *counts) flush() {
 	})
 	switch {
 	case errors.Is(err, errDown):
-		c.mu.Lock()
-		for k, d := range pending {
-			addTo(c.pending, k, d)
-		}
-		c.mu.Unlock()
+		c.Keep(pending)
 	case err != nil:
-		c.dirty.Store(true)
+		c.Dirty.Store(true)
 		c.report(keys, cmds) // the scripts that ran before the error
 	default:
 		c.report(keys, cmds)
@@ -171,14 +114,12 @@ func (c *counts) flush() {
 // resync writes this node's count of every channel outright, and drops its
 // share of channels it no longer has subscribers on.
 func (c *counts) resync() {
-	c.mu.Lock()
+	c.Writing.Lock()
+	defer c.Writing.Unlock()
 	byApp := make(map[string][]any)
-	for k, n := range c.local {
-		byApp[k.app] = append(byApp[k.app], k.name, n, "")
+	for k, n := range c.TakeAll() {
+		byApp[k.App] = append(byApp[k.App], k.Name, n, "")
 	}
-	c.pending = make(map[pair]int)
-	c.dirty.Store(false)
-	c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(c.r.ctx, c.r.period())
 	defer cancel()
 	cmds := make(map[string]*redis.Cmd)
@@ -192,7 +133,7 @@ func (c *counts) resync() {
 		return err
 	})
 	if err != nil {
-		c.dirty.Store(true)
+		c.Dirty.Store(true)
 	}
 	for app, cmd := range cmds {
 		c.reportSync(app, cmd)
@@ -210,7 +151,7 @@ func (c *counts) reportSync(app string, cmd *redis.Cmd) {
 		names, _ := res[i].([]any)
 		for _, n := range names {
 			if name, ok := n.(string); ok {
-				c.r.transition(pair{app, name}, before, 1-before)
+				c.r.transition(pair{App: app, Name: name}, before, 1-before)
 			}
 		}
 	}

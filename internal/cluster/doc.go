@@ -28,7 +28,12 @@
 // (Redis may have restarted empty, or kept calls the node gave up on). A
 // node that saw an outage reaps nobody and announces no departure until
 // the other live nodes have had time to write their shares again, and has
-// its subscribers' member lists checked against the store (see link).
+// its subscribers' member lists checked against the store (see package
+// linkstate).
+//
+// What the NATS backend does alike lives once under internal/clusterkit: the
+// link's state, the count bookkeeping, the deferred departures, the
+// presence and user changes, the subscription queue and the settings.
 //
 // Goroutines: one publisher (drains the outbox in order), one receiver (on a
 // Redis Cluster one per primary, and a router), one subscription manager, one state writer (presence and users), one health

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roostproject/roost/internal/clusterkit/nodeconf"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/testutil"
 )
@@ -141,7 +142,7 @@ func startFailoverNodes(t *testing.T, url, canaryChannel string) *failoverNodes 
 	c := &canary{channel: canaryChannel, stop: make(chan struct{}), got: make(map[int]time.Time)}
 	rs, _ := nodesWith(t, url, 2, 3*time.Second, func(i int, cfg *Config) {
 		if i == 1 {
-			cfg.Deliver = func(m *hub.Message) { f.inbox.deliver(m); c.deliver(m) }
+			cfg.Deliver = func(m *hub.Message) { f.inbox.Deliver(m); c.deliver(m) }
 		}
 	})
 	f.a, f.b = rs[0], rs[1]
@@ -162,20 +163,9 @@ func (f *failoverNodes) deliversAll(t *testing.T, channels []string, round strin
 	for _, ch := range channels {
 		testutil.Eventually(t, redisWait, "delivery on "+ch+" "+round, func() bool {
 			f.a.Publish(&hub.Message{App: "app", Channel: ch, Event: "probe", Data: round})
-			return f.inbox.has("probe", round) && f.inbox.hasOn(ch, "probe", round)
+			return f.inbox.HasOn(ch, "probe", round)
 		})
 	}
-}
-
-func (b *inbox) hasOn(channel, event, data string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, m := range b.got {
-		if m.Channel == channel && m.Event == event && m.Data == data {
-			return true
-		}
-	}
-	return false
 }
 
 // someChannels returns n channel names, which fall on every primary.
@@ -211,7 +201,7 @@ func TestTopicsAreShardedChannels(t *testing.T) {
 // computes slots.
 func TestChannelKeysShareTheTopicSlot(t *testing.T) {
 	c := testutil.StartRedisCluster(t, 3, 0)
-	r := &Redis{cfg: Config{Prefix: "roost"}}
+	r := &Redis{cfg: Config{Settings: nodeconf.Settings{Prefix: "roost"}}}
 	topicSlot := c.Slot(r.topic("app-1", "presence-room.1"))
 	for _, k := range []string{
 		r.presenceKey("app-1", "presence-room.1"), r.cacheKey("app-1", "presence-room.1"),

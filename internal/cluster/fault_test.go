@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roostproject/roost/internal/clusterkit/nodeconf"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/testutil"
 )
@@ -65,7 +66,7 @@ func nodesOn(t *testing.T, target testutil.RedisServer, n int, ttl time.Duration
 			late.forwardTo(url)
 			url = late.url()
 		}
-		r, err := New(Config{URL: url, Node: uint64(i + 1), Apps: []string{"app"}, Deliver: counters[i].deliver, NodeTTL: ttl})
+		r, err := New(Config{URL: url, Settings: nodeconf.Settings{Node: uint64(i + 1), Apps: []string{"app"}, Deliver: counters[i].deliver, NodeTTL: ttl}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +119,7 @@ func TestReadySoonAfterRedis(t *testing.T) {
 		rs, _ := nodesOn(t, redis, 1, 3*time.Minute, nil)
 		redis.Kill()
 		testutil.Eventually(t, redisWait, "the node degraded", func() bool {
-			rs[0].link.suspect()
+			rs[0].link.Suspect()
 			return rs[0].Ready() != nil
 		})
 		redis.Start()

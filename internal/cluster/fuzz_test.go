@@ -6,6 +6,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/roostproject/roost/internal/clusterkit/nodeconf"
 	"github.com/roostproject/roost/internal/hub"
 )
 
@@ -32,7 +33,7 @@ func FuzzReceive(f *testing.F) {
 	f.Add(`not json`)
 	f.Fuzz(func(t *testing.T, payload string) {
 		var got []*hub.Message
-		r := &Redis{node: "1", cfg: Config{Deliver: func(m *hub.Message) { got = append(got, m) }}}
+		r := &Redis{node: "1", cfg: Config{Settings: nodeconf.Settings{Deliver: func(m *hub.Message) { got = append(got, m) }}}}
 		r.receive(&redis.Message{Payload: payload})
 		r.receive(&redis.Message{Payload: payload})
 		var e envelope

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -14,49 +13,15 @@ import (
 // ready again soon after Redis is.
 const probeEvery = 200 * time.Millisecond
 
-// link is what a node knows of its connection to Redis.
-//
-// Redis counts as unreachable when it refuses or drops a connection, or
-// when it leaves the heartbeat (or a probe) unanswered for SlowReply; one
-// slow reply to another call only has the heartbeat run at once. While
-// unreachable the node probes every probeEvery and, once Redis answers,
-// writes its shares again (Redis may have restarted empty, or applied
-// calls the node had given up on).
-//
-// A node that saw an outage knows that other nodes' heartbeats may have
-// stopped for the same reason: it reaps no node before it has itself been
-// connected for a whole NodeTTL after the outage (every live node has
-// refreshed its key by then), and it announces no presence member as gone
-// until it has been connected for a heartbeat period (every live node has
-// written its shares again by then); see Reconcile and deferred.
-type link struct {
-	healthy   atomic.Bool
-	outage    atomic.Bool  // an outage was seen and its end not yet noted
-	recovered atomic.Int64 // Unix ns when the last outage ended; 0: none since start
-	dirty     atomic.Bool  // Redis may not hold this node's shares as they are
-	suspects  chan struct{}
-
-	epochs map[string]string // each node's heartbeat value last seen; healthLoop's
-}
-
-func newLink() link {
-	return link{suspects: make(chan struct{}, 1), epochs: make(map[string]string)}
-}
-
-// suspect asks for a heartbeat now: a call went unanswered.
-func (l *link) suspect() {
-	select {
-	case l.suspects <- struct{}{}:
-	default:
-	}
-}
+// The node's link to Redis follows the rules of package linkstate. Redis
+// counts as unreachable when it refuses or drops a connection, or when it
+// leaves the heartbeat (or a probe) unanswered for SlowReply; one slow
+// reply to another call only has the heartbeat run at once. While
+// unreachable the node probes every probeEvery.
 
 // settled reports whether Redis has been reachable for d since the last
 // outage this node saw (or since it started, if it saw none).
-func (r *Redis) settled(d time.Duration) bool {
-	rec := r.link.recovered.Load()
-	return r.link.healthy.Load() && (rec == 0 || time.Since(time.Unix(0, rec)) >= d)
-}
+func (r *Redis) settled(d time.Duration) bool { return r.link.Settled(d) }
 
 // period is the heartbeat period.
 func (r *Redis) period() time.Duration { return r.cfg.NodeTTL / 3 }
@@ -73,14 +38,14 @@ func (r *Redis) healthLoop() {
 		case <-r.ctx.Done():
 			return
 		case <-beat.C:
-		case <-r.link.suspects:
+		case <-r.link.Suspects():
 		case <-probe.C:
-			if !r.link.healthy.Load() {
+			if !r.link.Healthy.Load() {
 				r.probe()
 			}
 			continue
 		}
-		if r.link.healthy.Load() {
+		if r.link.Healthy.Load() {
 			r.heartbeat()
 		}
 	}
@@ -101,20 +66,15 @@ func (r *Redis) probe() {
 
 // down records that Redis is unreachable.
 func (r *Redis) down(err error) {
-	r.link.outage.Store(true)
-	r.link.dirty.Store(true)
-	r.counts.dirty.Store(true)
-	if r.link.healthy.Swap(false) {
+	r.counts.Dirty.Store(true)
+	if r.link.Down() {
 		r.log.Warn("redis unreachable: serving local connections only", "err", err)
 	}
 }
 
 // up records that Redis answers again.
 func (r *Redis) up() {
-	if r.link.outage.Swap(false) {
-		r.link.recovered.Store(time.Now().UnixNano())
-	}
-	if !r.link.healthy.Swap(true) {
+	if r.link.Up() {
 		r.log.Info("redis reachable: serving as a cluster node", "node", r.node, "prefix", r.cfg.Prefix)
 	}
 }
@@ -133,7 +93,7 @@ func (r *Redis) heartbeat() {
 		return
 	}
 	r.up()
-	if missing || r.link.dirty.Load() {
+	if missing || r.link.Dirty.Load() {
 		if err := r.resync(); err != nil {
 			r.log.Warn("cluster state not written again", "err", err)
 			return
@@ -180,19 +140,15 @@ func (r *Redis) lookAround(ctx context.Context) {
 	}) != nil {
 		return
 	}
-	seen := make(map[string]string, len(nodes))
+	alive := make(map[string]string, len(nodes))
 	for i, n := range nodes {
-		epoch, alive := epochs[i].(string)
-		switch {
-		case n == r.node:
-		case !alive && r.settled(r.cfg.NodeTTL):
+		if epoch, ok := epochs[i].(string); ok {
+			alive[n] = epoch
+		} else if n != r.node && r.settled(r.cfg.NodeTTL) {
 			r.reapIfDead(n)
-		case alive:
-			if before, ok := r.link.epochs[n]; ok && before != epoch {
-				r.reconcileSoon()
-			}
-			seen[n] = epoch
 		}
 	}
-	r.link.epochs = seen
+	if r.link.Epochs(alive, r.node) {
+		r.reconcileSoon()
+	}
 }

@@ -27,7 +27,7 @@ func (r *Redis) tickLoop() {
 			return
 		case <-flush.C:
 		}
-		if r.counts.dirty.Load() && r.link.healthy.Load() {
+		if r.counts.Dirty.Load() && r.link.Healthy.Load() {
 			r.counts.resync()
 		}
 		r.counts.flush()
@@ -36,7 +36,7 @@ func (r *Redis) tickLoop() {
 			r.reconcileRound()
 		}
 		if r.settled(r.period()) {
-			r.deferred.announce(r)
+			r.announceDepartures()
 		}
 	}
 }
@@ -45,7 +45,7 @@ func (r *Redis) tickLoop() {
 // for the next rounds, and on until it may announce departures.
 func (r *Redis) reconcileSoon() {
 	until := time.Now().Add(2 * reconcileEvery).UnixNano()
-	if rec := r.link.recovered.Load(); rec > 0 {
+	if rec := r.link.Recovered.Load(); rec > 0 {
 		until = max(until, time.Unix(0, rec).Add(r.period()+2*reconcileEvery).UnixNano())
 	}
 	for {
@@ -56,9 +56,9 @@ func (r *Redis) reconcileSoon() {
 	}
 }
 
-// reconcileRound checks once; departures only once settled (see link).
+// reconcileRound checks once; departures only once settled (see package linkstate).
 func (r *Redis) reconcileRound() {
-	if r.cfg.Reconcile == nil || !r.link.healthy.Load() {
+	if r.cfg.Reconcile == nil || !r.link.Healthy.Load() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, r.period())

@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/roostproject/roost/internal/clusterkit/sharechange"
 	"github.com/roostproject/roost/internal/hub"
 )
 
@@ -19,17 +20,6 @@ import (
 // and a change after it is applied on top, without any lock held across a
 // call to Redis.
 
-// opKind is what an op changes.
-type opKind uint8
-
-const (
-	opJoin opKind = iota
-	opLeave
-	opSignIn
-	opSignOut
-	opResync
-)
-
 // The states of an op: the caller may give up on a queued op (its
 // deadline passed), and then opsLoop skips it.
 const (
@@ -40,19 +30,13 @@ const (
 
 // op is one change queued for opsLoop.
 type op struct {
-	ctx     context.Context
-	kind    opKind
-	app     string
-	channel string
-	member  hub.Member // the user (ID) and, to join, its info
-	max     int
-	state   atomic.Int32
-	done    chan result
+	ctx   context.Context
+	state atomic.Int32
+	done  chan result
 
-	local  bool         // the local answer, kept if Redis cannot be asked
-	script *redis.Cmd   // the change, once queued on a pipeline
-	resync func() error // opResync: the whole rewrite
-	undo   func()       // takes the local change back
+	sharechange.Change              // a presence or user change, unless resync is set
+	script             *redis.Cmd   // the change, once queued on a pipeline
+	resync             func() error // the whole rewrite, instead of a change
 }
 
 // result is what an op reports: first or last, or an error.
@@ -116,7 +100,7 @@ func (r *Redis) runOps(batch []*op) {
 		if !o.state.CompareAndSwap(queued, taken) {
 			continue
 		}
-		if o.kind == opResync {
+		if o.resync != nil {
 			r.applyChanges(changes)
 			changes = changes[:0]
 			o.done <- result{err: o.resync()}
@@ -132,7 +116,7 @@ func (r *Redis) runOps(batch []*op) {
 func (r *Redis) applyChanges(ops []*op) {
 	var remote []*op
 	for _, o := range ops {
-		if err := r.applyLocal(o); err != nil {
+		if err := o.ApplyLocal(r.presence.local, r.users.local); err != nil {
 			o.done <- result{err: err}
 			continue
 		}
@@ -141,10 +125,10 @@ func (r *Redis) applyChanges(ops []*op) {
 	if len(remote) == 0 {
 		return
 	}
-	if !r.link.healthy.Load() {
-		r.link.dirty.Store(true)
+	if !r.link.Healthy.Load() {
+		r.link.Dirty.Store(true)
 		for _, o := range remote {
-			o.done <- result{yes: r.local(o)}
+			o.done <- result{yes: o.LocalAnswer(&r.deferred)}
 		}
 		return
 	}
@@ -191,14 +175,14 @@ func isReply(err error) bool {
 // sign-in is taken back and fails, and a leave or a sign-out (whose
 // connection is gone) stands without an announcement.
 func (r *Redis) remoteFailed(ops []*op, err error) {
-	r.link.dirty.Store(true)
+	r.link.Dirty.Store(true)
 	unreachable := errors.Is(r.failed(err), errDown)
 	for _, o := range ops {
 		switch {
 		case unreachable:
-			o.done <- result{yes: r.local(o)}
-		case o.kind == opJoin || o.kind == opSignIn:
-			o.undo()
+			o.done <- result{yes: o.LocalAnswer(&r.deferred)}
+		case o.Adds():
+			o.Undo()
 			o.done <- result{err: err}
 		default:
 			o.done <- result{}
@@ -206,50 +190,17 @@ func (r *Redis) remoteFailed(ops []*op, err error) {
 	}
 }
 
-// applyLocal makes o's change to this node's share; an error (the channel
-// is full already on this node) is o's answer.
-func (r *Redis) applyLocal(o *op) error {
-	ctx := context.Background()
-	p, u, m := r.presence.local, r.users.local, o.member
-	switch o.kind {
-	case opJoin:
-		first, err := p.Join(ctx, o.app, o.channel, m, o.max)
-		o.local, o.undo = first, func() { p.Leave(ctx, o.app, o.channel, m.ID) }
-		return err
-	case opLeave:
-		o.local, _ = p.Leave(ctx, o.app, o.channel, m.ID)
-	case opSignIn:
-		o.local, _ = u.SignIn(ctx, o.app, m.ID)
-		o.undo = func() { u.SignOut(ctx, o.app, m.ID) }
-	case opSignOut:
-		o.local, _ = u.SignOut(ctx, o.app, m.ID)
-	}
-	return nil
-}
-
-// local returns o's answer from this node's share alone, while Redis is
-// away: a member that leaves is not announced yet (see deferred).
-func (r *Redis) local(o *op) bool {
-	if o.kind == opLeave && o.local {
-		r.deferred.add(o.app, o.channel, o.member.ID)
-		return false
-	}
-	return o.local
-}
-
 // queueRemote queues o's change to Redis's copy on p.
 func (r *Redis) queueRemote(ctx context.Context, p redis.Pipeliner, o *op) {
-	key, delta, info, max := r.usersKey(o.app), 1, "", 0
-	switch o.kind {
-	case opJoin:
-		p.SAdd(ctx, r.nodeKey("node-presence", r.node), o.app+":"+o.channel)
-		key, info, max = r.presenceKey(o.app, o.channel), o.member.Info, o.max
-	case opLeave:
-		key, delta = r.presenceKey(o.app, o.channel), -1
-	case opSignOut:
-		delta = -1
+	key, info, max := r.usersKey(o.App), "", 0
+	switch o.Kind {
+	case sharechange.Join:
+		p.SAdd(ctx, r.nodeKey("node-presence", r.node), o.App+":"+o.Channel)
+		key, info, max = r.presenceKey(o.App, o.Channel), o.Member.Info, o.Max
+	case sharechange.Leave:
+		key = r.presenceKey(o.App, o.Channel)
 	}
-	o.script = addScript.Eval(ctx, p, []string{key}, o.member.ID, r.node, delta, info, max)
+	o.script = addScript.Eval(ctx, p, []string{key}, o.Member.ID, r.node, o.Delta(), info, max)
 }
 
 // answer reads Redis's answer to o: whether the user's total across the
@@ -260,22 +211,15 @@ func (r *Redis) answer(o *op) result {
 	before, after, full, err := totals(o.script)
 	switch {
 	case err != nil:
-		r.link.dirty.Store(true)
-		if o.undo != nil {
-			o.undo()
+		r.link.Dirty.Store(true)
+		if o.Undo != nil {
+			o.Undo()
 			return result{err: err}
 		}
 		return result{}
 	case full:
-		o.undo()
+		o.Undo()
 		return result{err: hub.ErrChannelFull}
-	case o.kind == opJoin || o.kind == opSignIn:
-		return result{yes: before == 0}
 	}
-	gone := before > 0 && after == 0
-	if gone && o.kind == opLeave && !r.settled(r.period()) {
-		r.deferred.add(o.app, o.channel, o.member.ID)
-		gone = false
-	}
-	return result{yes: gone}
+	return result{yes: o.Answer(before, after, r.settled(r.period()), &r.deferred)}
 }

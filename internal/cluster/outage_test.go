@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/roostproject/roost/internal/clusterkit/departures"
+	"github.com/roostproject/roost/internal/clusterkit/nodeconf"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/testutil"
 )
@@ -19,7 +21,7 @@ func unreachable(t *testing.T) *Redis {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	r, err := New(Config{URL: "redis://" + addr, Node: 1, Apps: []string{"app"}, Deliver: func(*hub.Message) {}})
+	r, err := New(Config{URL: "redis://" + addr, Settings: nodeconf.Settings{Node: 1, Apps: []string{"app"}, Deliver: func(*hub.Message) {}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +57,7 @@ func TestOutageAnswersLikeOneNode(t *testing.T) {
 			t.Fatalf("a leave while Redis is away announced a departure: %v %v", last, err)
 		}
 	}
-	if gone := r.deferred.take(); !gone[departure{"app", "presence-x", "u1"}] || len(gone) != 1 {
+	if gone := r.deferred.Take(); !gone[departures.Departure{App: "app", Channel: "presence-x", User: "u1"}] || len(gone) != 1 {
 		t.Fatalf("deferred departures %v, want u1's, to be checked once Redis is back", gone)
 	}
 	if first, _ := r.users.SignIn(ctx, "app", "a"); !first {
@@ -96,7 +98,7 @@ func TestResyncWritesTheLocalShares(t *testing.T) {
 			}
 		}
 		a.presence.local.Leave(ctx, "app", "presence-r", "stale") // as if Redis had missed a leave
-		a.link.suspect()
+		a.link.Suspect()
 		testutil.Eventually(t, redisWait, "the state written again", func() bool {
 			m, _ := b.presence.Members(ctx, "app", "presence-r")
 			on, _ := b.users.Online(ctx, "app", []string{"u"})

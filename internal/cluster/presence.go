@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"sort"
-	"sync"
 
+	"github.com/roostproject/roost/internal/clusterkit/departures"
+	"github.com/roostproject/roost/internal/clusterkit/sharechange"
 	"github.com/roostproject/roost/internal/hub"
 )
 
@@ -24,12 +25,12 @@ var _ hub.Presence = (*presence)(nil)
 // Join implements hub.Presence. The channel's limit applies to this node's
 // members first, then to the cluster's.
 func (p *presence) Join(ctx context.Context, app, channel string, m hub.Member, max int) (bool, error) {
-	return p.r.submit(&op{ctx: ctx, kind: opJoin, app: app, channel: channel, member: m, max: max})
+	return p.r.submit(&op{ctx: ctx, Change: sharechange.Change{Kind: sharechange.Join, App: app, Channel: channel, Member: m, Max: max}})
 }
 
 // Leave implements hub.Presence.
 func (p *presence) Leave(ctx context.Context, app, channel, user string) (bool, error) {
-	return p.r.submit(&op{ctx: ctx, kind: opLeave, app: app, channel: channel, member: hub.Member{ID: user}})
+	return p.r.submit(&op{ctx: ctx, Change: sharechange.Change{Kind: sharechange.Leave, App: app, Channel: channel, Member: hub.Member{ID: user}}})
 }
 
 // Members implements hub.Presence.
@@ -56,57 +57,18 @@ func (p *presence) Members(ctx context.Context, app, channel string) ([]hub.Memb
 	return out, nil
 }
 
-// deferred are the presence departures this node has not announced: they
-// happened while Redis was away or soon after it came back, when the node
-// cannot tell whether the user still has a connection on another node
-// whose share is not written again yet. Once the node is settled, each one
-// that the store confirms (the user is no member) is announced.
-type deferred struct {
-	mu   sync.Mutex
-	gone map[departure]bool
-}
-
-type departure struct{ app, channel, user string }
-
-func (d *deferred) add(app, channel, user string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.gone == nil {
-		d.gone = make(map[departure]bool)
-	}
-	d.gone[departure{app, channel, user}] = true
-}
-
-// take returns and forgets the deferred departures.
-func (d *deferred) take() map[departure]bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	gone := d.gone
-	d.gone = nil
-	return gone
-}
-
-// announce publishes member_removed for every deferred departure the store
-// confirms; those it cannot check wait for the next time.
-func (d *deferred) announce(r *Redis) {
-	gone := d.take()
-	if len(gone) == 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.ctx, r.period())
-	defer cancel()
-	for g := range gone {
-		var member bool
-		err := r.call(ctx, func(ctx context.Context) (err error) {
-			member, err = r.rdb.HExists(ctx, r.presenceKey(g.app, g.channel), g.user).Result()
-			return err
-		})
-		switch {
-		case err != nil:
-			d.add(g.app, g.channel, g.user)
-		case !member:
-			r.Publish(hub.MemberRemoved(g.app, g.channel, g.user))
-			r.cfg.Observer.MemberRemoved(g.app, g.channel, g.user)
-		}
-	}
+// announceDepartures announces the departures the node deferred (see
+// package departures) that Redis confirms.
+func (r *Redis) announceDepartures() {
+	r.deferred.Announce(r.ctx, r.period(), departures.Backend{
+		Member: func(ctx context.Context, g departures.Departure) (member bool, err error) {
+			err = r.call(ctx, func(ctx context.Context) (err error) {
+				member, err = r.rdb.HExists(ctx, r.presenceKey(g.App, g.Channel), g.User).Result()
+				return err
+			})
+			return member, err
+		},
+		Publish:  r.Publish,
+		Observer: r.cfg.Observer,
+	})
 }

@@ -13,6 +13,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/roostproject/roost/internal/clusterkit/departures"
+	"github.com/roostproject/roost/internal/clusterkit/linkstate"
+	"github.com/roostproject/roost/internal/clusterkit/nodeconf"
+	"github.com/roostproject/roost/internal/clusterkit/subqueue"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/redisurl"
 )
@@ -22,57 +26,7 @@ type Config struct {
 	// URL names one Redis, a Redis Cluster or a Sentinel primary, in one of
 	// the forms of redisurl.Parse.
 	URL string
-	// Prefix starts every key and topic, so clusters can share one Redis.
-	// Zero value means "roost".
-	Prefix string
-	// Node is this node's id: the first part of its socket_ids.
-	Node uint64
-	// Apps are the ids of every app (to clean up after a dead node).
-	Apps []string
-	// Deliver hands a message to this node's subscribers (hub.Deliver).
-	Deliver func(*hub.Message)
-	// Reconcile corrects what this node's presence subscribers have been
-	// told against the store (hub.Reconcile); the node calls it after an
-	// outage. Nil means never.
-	Reconcile func(ctx context.Context, removals bool)
-	// NodeTTL is how long a node's heartbeat lives: a node silent this long
-	// is taken for dead. It is refreshed every NodeTTL/3, the heartbeat
-	// period. Zero value means 15s.
-	NodeTTL time.Duration
-	// SlowReply is how long Redis may take to answer before the node counts
-	// it unreachable; a slower reply is only a failed call. Zero value
-	// means 3s.
-	SlowReply time.Duration
-	// Outbox is how many outbound messages may wait while Redis is slow or
-	// away; more are dropped and counted. Zero value means 65536.
-	Outbox int
-	// Logger; nil means slog.Default().
-	Logger *slog.Logger
-	// Observer is told of the cluster-wide transitions only the cluster
-	// sees: channels occupied and vacated, and the members of a dead node
-	// removed. Zero value (nil) means nobody.
-	Observer hub.Observer
-}
-
-func (c *Config) applyDefaults() {
-	if c.Prefix == "" {
-		c.Prefix = "roost"
-	}
-	if c.NodeTTL <= 0 {
-		c.NodeTTL = 15 * time.Second
-	}
-	if c.SlowReply <= 0 {
-		c.SlowReply = 3 * time.Second
-	}
-	if c.Outbox <= 0 {
-		c.Outbox = 65536
-	}
-	if c.Logger == nil {
-		c.Logger = slog.Default()
-	}
-	if c.Observer == nil {
-		c.Observer = hub.NopObserver{}
-	}
+	nodeconf.Settings
 }
 
 // Redis is one node's link to the cluster. It is a hub.Broker, and State
@@ -89,22 +43,22 @@ type Redis struct {
 	sharded bool
 
 	outbox   chan outbound
-	subs     subQueue
+	subs     subqueue.Queue
 	awaiting awaiting
 	dropped  atomic.Int64
 	dupes    atomic.Int64 // messages from other nodes received twice
 	seen     seen         // shared by the receive loops
 
-	link     link     // is Redis reachable, since when, what to do about it
-	ops      chan *op // presence and user changes, for opsLoop
+	link     linkstate.State // is Redis reachable, since when, what to do about it
+	ops      chan *op        // presence and user changes, for opsLoop
 	epoch    atomic.Uint64
 	until    atomic.Int64 // Unix ns: reconciliation rounds run until then
-	deferred deferred
+	deferred departures.Set
 
 	// This node's own share of the shared state, to answer from while
 	// Redis is away and to write again when Redis comes back. Presence and
 	// users change only on opsLoop, in the order Redis gets the changes;
-	// counts change under counts.mu, which guards nothing else.
+	// counts change under the lock of their tally.Book.
 	presence presence
 	users    users
 	counts   counts
@@ -120,7 +74,7 @@ var _ hub.Broker = (*Redis)(nil)
 // error; an unreachable Redis is not: the node starts degraded and keeps
 // trying.
 func New(cfg Config) (*Redis, error) {
-	cfg.applyDefaults()
+	cfg.ApplyDefaults()
 	if strings.ContainsAny(cfg.Prefix, "{}") {
 		return nil, errors.New("cluster: the prefix must not hold '{' or '}' (hash tags are roost's own)")
 	}
@@ -130,8 +84,8 @@ func New(cfg Config) (*Redis, error) {
 	}
 	r := &Redis{
 		cfg: cfg, node: strconv.FormatUint(cfg.Node, 10), rdb: rdb, log: cfg.Logger,
-		outbox: make(chan outbound, cfg.Outbox), subs: subQueue{wake: make(chan struct{}, 1)},
-		ops: make(chan *op, maxQueuedOps), link: newLink(),
+		outbox: make(chan outbound, cfg.Outbox), subs: subqueue.New(),
+		ops: make(chan *op, maxQueuedOps), link: linkstate.New(),
 	}
 	r.presence = presence{r: r, local: hub.NewMemoryPresence()}
 	r.users = users{r: r, local: hub.NewMemoryUsers()}
@@ -150,8 +104,7 @@ func New(cfg Config) (*Redis, error) {
 
 func (r *Redis) start(loops ...func()) {
 	for _, f := range loops {
-		r.wg.Add(1)
-		go func() { defer r.wg.Done(); f() }()
+		r.wg.Go(f)
 	}
 }
 
@@ -160,8 +113,7 @@ func (r *Redis) start(loops ...func()) {
 func (r *Redis) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	for len(r.outbox) > 0 && r.link.healthy.Load() && sleep(ctx, 10*time.Millisecond) {
-	}
+	r.link.Drain(ctx, func() int { return len(r.outbox) })
 	r.counts.flush()
 	r.rdb.Del(ctx, r.nodeKey("node", r.node))
 	r.cancel()
@@ -177,12 +129,7 @@ func (r *Redis) State() hub.State {
 }
 
 // Ready reports nil when Redis is reachable, else why the node is degraded.
-func (r *Redis) Ready() error {
-	if !r.link.healthy.Load() {
-		return errors.New("redis unreachable: local delivery only, cluster traffic buffered")
-	}
-	return nil
-}
+func (r *Redis) Ready() error { return r.link.Ready("redis") }
 
 // Dropped returns how many outbound messages were dropped because the
 // outbox was full.
@@ -201,7 +148,7 @@ var errDown = errors.New("redis unreachable")
 // as is, and has the link checked; a failure to reach Redis marks the node
 // degraded and returns errDown; an error reply is logged and returned.
 func (r *Redis) call(ctx context.Context, f func(ctx context.Context) error) error {
-	if !r.link.healthy.Load() {
+	if !r.link.Healthy.Load() {
 		return errDown
 	}
 	err := f(ctx)
@@ -219,7 +166,7 @@ func (r *Redis) failed(err error) error {
 		r.log.Error("redis refused a command", "err", err)
 		return err
 	case timedOut(err):
-		r.link.suspect()
+		r.link.Suspect()
 		return err
 	default:
 		r.down(err)

@@ -16,8 +16,8 @@ import (
 func (r *Redis) resync() error {
 	ctx, cancel := context.WithTimeout(r.ctx, r.period())
 	defer cancel()
-	r.counts.dirty.Store(true)
-	_, err := r.submit(&op{ctx: ctx, kind: opResync, resync: func() error { return r.writeShares(ctx) }})
+	r.counts.Dirty.Store(true)
+	_, err := r.submit(&op{ctx: ctx, resync: func() error { return r.writeShares(ctx) }})
 	if err == nil {
 		r.reconcileSoon()
 	}
@@ -26,10 +26,10 @@ func (r *Redis) resync() error {
 
 // writeShares is the resync itself, on opsLoop.
 func (r *Redis) writeShares(ctx context.Context) error {
-	r.link.dirty.Store(false)
+	r.link.Dirty.Store(false)
 	err := r.writeAll(ctx)
 	if err != nil {
-		r.link.dirty.Store(true)
+		r.link.Dirty.Store(true)
 		return err
 	}
 	r.epoch.Add(1)
@@ -43,7 +43,7 @@ func (r *Redis) writeAll(ctx context.Context) error {
 	}
 	members := make(map[pair][]any)
 	r.presence.local.Each(func(app, channel string, m hub.Member, conns int) {
-		k := pair{app, channel}
+		k := pair{App: app, Name: channel}
 		members[k] = append(members[k], m.ID, conns, m.Info)
 	})
 	signedIn := make(map[string][]any)
@@ -53,14 +53,14 @@ func (r *Redis) writeAll(ctx context.Context) error {
 	_, err = r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, ac := range listed {
 			app, channel, _ := strings.Cut(ac, ":")
-			if _, ok := members[pair{app, channel}]; !ok {
+			if _, ok := members[pair{App: app, Name: channel}]; !ok {
 				syncScript.Eval(ctx, p, []string{r.presenceKey(app, channel)}, r.node)
 			}
 		}
 		p.Del(ctx, r.nodeKey("node-presence", r.node))
 		for k, shares := range members {
-			syncScript.Eval(ctx, p, []string{r.presenceKey(k.app, k.name)}, append([]any{r.node}, shares...)...)
-			p.SAdd(ctx, r.nodeKey("node-presence", r.node), k.app+":"+k.name)
+			syncScript.Eval(ctx, p, []string{r.presenceKey(k.App, k.Name)}, append([]any{r.node}, shares...)...)
+			p.SAdd(ctx, r.nodeKey("node-presence", r.node), k.App+":"+k.Name)
 		}
 		for _, app := range r.cfg.Apps {
 			syncScript.Eval(ctx, p, []string{r.usersKey(app)}, append([]any{r.node}, signedIn[app]...)...)

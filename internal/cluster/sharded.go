@@ -226,9 +226,9 @@ func (s *shardedTopics) lost(sh *shard, err error) {
 		return // a connection that never served: its primary is being tried
 	}
 	s.r.log.Warn("redis cluster primary unreachable: subscribing its channels again", "addr", sh.addr, "channels", n, "err", err)
-	s.r.link.dirty.Store(true)
-	s.r.counts.dirty.Store(true)
-	s.r.link.suspect()
+	s.r.link.Dirty.Store(true)
+	s.r.counts.Dirty.Store(true)
+	s.r.link.Suspect()
 }
 
 // run places the topics that wait every routeEvery, and checks every

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/roostproject/roost/internal/clusterkit/linkstate"
 )
 
 // topics holds a node's pub/sub subscriptions and brings their messages to
@@ -86,7 +88,7 @@ func (p *plainTopics) current() *redis.PubSub {
 }
 
 // run delivers the messages other nodes publish. A broken connection is
-// an outage (see link); one replaced by resubscribe is not.
+// an outage (see package linkstate); one replaced by resubscribe is not.
 func (p *plainTopics) run() {
 	r := p.r
 	r.start(p.watch)
@@ -97,7 +99,7 @@ func (p *plainTopics) run() {
 		case err != nil && (r.ctx.Err() != nil || ps != p.current()):
 		case err != nil:
 			r.down(err)
-			sleep(r.ctx, probeEvery)
+			linkstate.Sleep(r.ctx, probeEvery)
 		default:
 			if sub, ok := in.(*redis.Subscription); ok && sub.Channel == p.self {
 				p.confirmed.Store(sub.Kind == "subscribe")
@@ -119,7 +121,7 @@ func (p *plainTopics) watch() {
 			return
 		case <-t.C:
 		}
-		if !p.r.link.healthy.Load() || !p.confirmed.Load() {
+		if !p.r.link.Healthy.Load() || !p.confirmed.Load() {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(p.r.ctx, p.r.cfg.SlowReply)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/roostproject/roost/internal/clusterkit/sharechange"
 	"github.com/roostproject/roost/internal/hub"
 )
 
@@ -20,12 +21,12 @@ var _ hub.Users = (*users)(nil)
 
 // SignIn implements hub.Users.
 func (u *users) SignIn(ctx context.Context, app, user string) (bool, error) {
-	return u.r.submit(&op{ctx: ctx, kind: opSignIn, app: app, member: hub.Member{ID: user}})
+	return u.r.submit(&op{ctx: ctx, Change: sharechange.Change{Kind: sharechange.SignIn, App: app, Member: hub.Member{ID: user}}})
 }
 
 // SignOut implements hub.Users.
 func (u *users) SignOut(ctx context.Context, app, user string) (bool, error) {
-	return u.r.submit(&op{ctx: ctx, kind: opSignOut, app: app, member: hub.Member{ID: user}})
+	return u.r.submit(&op{ctx: ctx, Change: sharechange.Change{Kind: sharechange.SignOut, App: app, Member: hub.Member{ID: user}}})
 }
 
 // Online implements hub.Users.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/roostproject/roost/internal/clusterkit/tally"
 	"github.com/roostproject/roost/internal/webhook"
 )
 
@@ -18,12 +19,7 @@ import (
 
 // transition reports the change of a channel's cluster-wide count.
 func (r *Redis) transition(k pair, before, after int) {
-	switch {
-	case before == 0 && after > 0:
-		r.cfg.Observer.ChannelOccupied(k.app, k.name)
-	case before > 0 && after == 0:
-		r.cfg.Observer.ChannelVacated(k.app, k.name)
-	}
+	tally.Report(r.cfg.Observer, k, before, after)
 }
 
 // FlushCounts writes this node's pending count changes now (reporting their

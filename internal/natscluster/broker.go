@@ -3,11 +3,11 @@ package natscluster
 import (
 	"encoding/base64"
 	"encoding/json"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/roostproject/roost/internal/clusterkit/subqueue"
 	"github.com/roostproject/roost/internal/hub"
 )
 
@@ -89,49 +89,17 @@ func (n *Node) publishLoop() {
 // calls ready once NATS has confirmed the subscription (at once while NATS
 // is unreachable: nats.go subscribes again when it reconnects).
 func (n *Node) Subscribe(app, channel string, ready func()) {
-	n.subs.push(subOp{n.subject(app, channel), true, ready})
+	n.subs.Push(subqueue.Op{Topic: n.subject(app, channel), On: true, Ready: ready})
 }
 
 // Unsubscribe stops receiving a channel's messages.
 func (n *Node) Unsubscribe(app, channel string) {
-	n.subs.push(subOp{n.subject(app, channel), false, nil})
-}
-
-type subOp struct {
-	subject string
-	on      bool
-	ready   func()
+	n.subs.Push(subqueue.Op{Topic: n.subject(app, channel)})
 }
 
 // subscribeWait bounds how long a join waits for NATS to confirm a
 // subscription before it is answered anyway.
 const subscribeWait = 2 * time.Second
-
-// subQueue is an unbounded FIFO of subscription changes: the hub calls
-// Subscribe with its lock held, so it must never wait for NATS.
-type subQueue struct {
-	mu   sync.Mutex
-	ops  []subOp
-	wake chan struct{}
-}
-
-func (q *subQueue) push(op subOp) {
-	q.mu.Lock()
-	q.ops = append(q.ops, op)
-	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (q *subQueue) take() []subOp {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	ops := q.ops
-	q.ops = nil
-	return ops
-}
 
 // subscribeLoop applies subscription changes in order, a batch at a time:
 // one round trip (a flush, which NATS answers after it has registered every
@@ -142,10 +110,10 @@ func (n *Node) subscribeLoop() {
 		select {
 		case <-n.ctx.Done():
 			return
-		case <-n.subs.wake:
+		case <-n.subs.Wake():
 		}
 		var ready []func()
-		for _, op := range n.subs.take() {
+		for _, op := range n.subs.Take() {
 			if f := n.applySub(subs, op); f != nil {
 				ready = append(ready, f)
 			}
@@ -161,23 +129,23 @@ func (n *Node) subscribeLoop() {
 
 // applySub makes one subscription change and returns the ready call to make
 // once NATS has it.
-func (n *Node) applySub(subs map[string]*nats.Subscription, op subOp) func() {
-	if !op.on {
-		if s := subs[op.subject]; s != nil {
+func (n *Node) applySub(subs map[string]*nats.Subscription, op subqueue.Op) func() {
+	if !op.On {
+		if s := subs[op.Topic]; s != nil {
 			s.Unsubscribe()
-			delete(subs, op.subject)
+			delete(subs, op.Topic)
 		}
 		return nil
 	}
-	if subs[op.subject] == nil {
-		s, err := n.nc.ChanSubscribe(op.subject, n.in)
+	if subs[op.Topic] == nil {
+		s, err := n.nc.ChanSubscribe(op.Topic, n.in)
 		if err != nil {
 			n.log.Error("nats refused a subscription", "err", err)
 		} else {
-			subs[op.subject] = s
+			subs[op.Topic] = s
 		}
 	}
-	return op.ready
+	return op.Ready
 }
 
 // receiveLoop delivers the messages other nodes publish.

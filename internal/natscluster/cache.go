@@ -30,7 +30,7 @@ func (c cache) Put(m *hub.Message) {
 // Get implements hub.Cache.
 func (c cache) Get(ctx context.Context, app, channel string) (hub.Message, time.Duration, bool, error) {
 	b := c.n.kv.Load()
-	if b == nil || !c.n.link.healthy.Load() {
+	if b == nil || !c.n.link.Healthy.Load() {
 		return hub.Message{}, 0, false, nil
 	}
 	e, err := b.cache.Get(ctx, key(app, channel))
@@ -38,7 +38,7 @@ func (c cache) Get(ctx context.Context, app, channel string) (hub.Message, time.
 	case errors.Is(err, jetstream.ErrKeyNotFound):
 		return hub.Message{}, 0, false, nil
 	case err != nil:
-		c.n.link.suspect()
+		c.n.link.Suspect()
 		return hub.Message{}, 0, false, err
 	}
 	var m hub.Message

@@ -15,6 +15,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/roostproject/roost/internal/clusterkit/clustertest"
+	"github.com/roostproject/roost/internal/clusterkit/nodeconf"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/testutil"
 	"github.com/roostproject/roost/internal/webhook"
@@ -46,30 +48,7 @@ func needNATS(t testing.TB, url string) {
 }
 
 // inbox records delivered messages.
-type inbox struct {
-	mu  sync.Mutex
-	got []hub.Message
-}
-
-func (b *inbox) deliver(m *hub.Message) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.got = append(b.got, *m)
-}
-
-func (b *inbox) count(event, data string) int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	n := 0
-	for _, m := range b.got {
-		if m.Event == event && m.Data == data {
-			n++
-		}
-	}
-	return n
-}
-
-func (b *inbox) has(event, data string) bool { return b.count(event, data) > 0 }
+type inbox = clustertest.Inbox
 
 // nodes starts n nodes on the machine's NATS under a fresh prefix.
 func nodes(t *testing.T, n int, ttl time.Duration) ([]*Node, []*inbox) {
@@ -85,7 +64,7 @@ func nodesAt(t testing.TB, url string, n int, set func(i int, c *Config)) ([]*No
 	ns, boxes := make([]*Node, n), make([]*inbox, n)
 	for i := range ns {
 		boxes[i] = &inbox{}
-		cfg := Config{URL: url, Prefix: prefix, Node: uint64(i + 1), Apps: []string{"app"}, Deliver: boxes[i].deliver}
+		cfg := Config{URL: url, Settings: nodeconf.Settings{Prefix: prefix, Node: uint64(i + 1), Apps: []string{"app"}, Deliver: boxes[i].Deliver}}
 		set(i, &cfg)
 		node, err := New(cfg)
 		if err != nil {
@@ -130,40 +109,12 @@ func deleteBuckets(url, prefix string) {
 
 func TestPresenceFirstAndLastAcrossNodes(t *testing.T) {
 	ns, _ := nodes(t, 2, 0)
-	a, b := ns[0], ns[1]
-	ctx := context.Background()
-	if first, err := a.presence.Join(ctx, "app", "presence-x", hub.Member{ID: "u", Info: `{"n":1}`}, 100); err != nil || !first {
-		t.Fatalf("first join: %v %v", first, err)
-	}
-	if first, _ := b.presence.Join(ctx, "app", "presence-x", hub.Member{ID: "u", Info: `{"n":2}`}, 100); first {
-		t.Fatal("the user's tab on another node counted as a new member")
-	}
-	m, _ := b.presence.Members(ctx, "app", "presence-x")
-	if len(m) != 1 || m[0].ID != "u" || m[0].Info != `{"n":1}` {
-		t.Fatalf("members %+v, want u with the first tab's info", m)
-	}
-	if last, _ := a.presence.Leave(ctx, "app", "presence-x", "u"); last {
-		t.Fatal("member_removed while a tab on another node is still there")
-	}
-	if last, _ := b.presence.Leave(ctx, "app", "presence-x", "u"); !last {
-		t.Fatal("the last tab's leave did not report the member gone")
-	}
-	if m, _ := a.presence.Members(ctx, "app", "presence-x"); len(m) != 0 {
-		t.Fatalf("members %+v after the last leave", m)
-	}
+	clustertest.PresenceFirstAndLast(t, &ns[0].presence, &ns[1].presence)
 }
 
 func TestPresenceLimitIsClusterWide(t *testing.T) {
 	ns, _ := nodes(t, 2, 0)
-	ctx := context.Background()
-	ns[0].presence.Join(ctx, "app", "presence-y", hub.Member{ID: "u1"}, 2)
-	ns[1].presence.Join(ctx, "app", "presence-y", hub.Member{ID: "u2"}, 2)
-	if _, err := ns[0].presence.Join(ctx, "app", "presence-y", hub.Member{ID: "u3"}, 2); err != hub.ErrChannelFull {
-		t.Fatalf("third member: %v, want ErrChannelFull", err)
-	}
-	if first, err := ns[1].presence.Join(ctx, "app", "presence-y", hub.Member{ID: "u1"}, 2); err != nil || first {
-		t.Fatalf("a second tab of a member of a full channel: first %v, err %v; want false, nil", first, err)
-	}
+	clustertest.PresenceLimit(t, &ns[0].presence, &ns[1].presence)
 }
 
 // TestTransitionsExactlyOnce has every node make the same user's first
@@ -199,21 +150,12 @@ func TestTransitionsExactlyOnce(t *testing.T) {
 	}
 }
 
-// transitions counts the occupied and vacated reports of every node.
-type transitions struct {
-	hub.NopObserver
-	occupied, vacated atomic.Int32
-}
-
-func (o *transitions) ChannelOccupied(app, channel string) { o.occupied.Add(1) }
-func (o *transitions) ChannelVacated(app, channel string)  { o.vacated.Add(1) }
-
 // TestOccupiedVacatedExactlyOnce has every node gain a channel's first
 // subscriber and flush at once, then lose it: channel_occupied and
 // channel_vacated are each reported by one node.
 func TestOccupiedVacatedExactlyOnce(t *testing.T) {
 	const n, rounds = 4, 10
-	obs := &transitions{}
+	obs := &clustertest.Occupancy{}
 	ns, _ := nodesAt(t, natsURL, n, func(_ int, c *Config) { c.Observer = obs })
 	for r := range rounds {
 		channel := fmt.Sprint("race-", r)
@@ -230,7 +172,7 @@ func TestOccupiedVacatedExactlyOnce(t *testing.T) {
 				return err == nil && (h[""] == nil && want == 0 || h[""] != nil && h[""].total() == want)
 			})
 		}
-		if o, v := obs.occupied.Load(), obs.vacated.Load(); o != int32(r+1) || v != int32(r+1) {
+		if o, v := obs.Occupied.Load(), obs.Vacated.Load(); o != int32(r+1) || v != int32(r+1) {
 			t.Fatalf("after round %d: channel_occupied %d, channel_vacated %d times; want %d each", r, o, v, r+1)
 		}
 	}
@@ -253,12 +195,12 @@ func TestMessagesCrossNodesOnlyWhenSubscribed(t *testing.T) {
 	<-ready
 	ns[0].Publish(&hub.Message{App: "app", Channel: "other", Event: "e", Data: "y"})
 	ns[0].Publish(&hub.Message{App: "app", Channel: "news.sport", Event: "e", Data: "z"})
-	testutil.Eventually(t, natsWait, "delivery", func() bool { return boxes[1].has("e", "z") })
-	if boxes[1].has("e", "y") {
+	testutil.Eventually(t, natsWait, "delivery", func() bool { return boxes[1].Has("e", "z") })
+	if boxes[1].Has("e", "y") {
 		t.Fatal("a node received a channel it has no subscriber on")
 	}
-	if !boxes[0].has("e", "z") || boxes[0].count("e", "z") != 1 {
-		t.Fatalf("the publishing node delivered its own event %d times, want once (locally, not its echo)", boxes[0].count("e", "z"))
+	if !boxes[0].Has("e", "z") || boxes[0].Count("e", "z") != 1 {
+		t.Fatalf("the publishing node delivered its own event %d times, want once (locally, not its echo)", boxes[0].Count("e", "z"))
 	}
 	// After Unsubscribe, and a later subscription confirmed (NATS takes a
 	// node's changes in order), the channel's events stay away; the probe
@@ -269,8 +211,8 @@ func TestMessagesCrossNodesOnlyWhenSubscribed(t *testing.T) {
 	<-probed
 	ns[0].Publish(&hub.Message{App: "app", Channel: "news.sport", Event: "after", Data: "w"})
 	ns[0].Publish(&hub.Message{App: "app", Channel: "probe", Event: "p", Data: "p"})
-	testutil.Eventually(t, natsWait, "the probe", func() bool { return boxes[1].has("p", "p") })
-	if boxes[1].has("after", "w") {
+	testutil.Eventually(t, natsWait, "the probe", func() bool { return boxes[1].Has("p", "p") })
+	if boxes[1].Has("after", "w") {
 		t.Fatal("a node still received a channel after its last subscriber left")
 	}
 }
@@ -279,14 +221,7 @@ func TestMessagesCrossNodesOnlyWhenSubscribed(t *testing.T) {
 // another node is never lost.
 func TestReadyMeansSubscribed(t *testing.T) {
 	ns, boxes := nodes(t, 2, 0)
-	for i := range 100 {
-		ch := fmt.Sprint("round-", i)
-		ready := make(chan struct{})
-		ns[1].Subscribe("app", ch, func() { close(ready) })
-		<-ready
-		ns[0].Publish(&hub.Message{App: "app", Channel: ch, Event: "e", Data: ch})
-		testutil.Eventually(t, natsWait, "delivery of "+ch, func() bool { return boxes[1].has("e", ch) })
-	}
+	clustertest.ReadyMeansSubscribed(t, ns[0], ns[1], boxes[1], natsWait)
 }
 
 func TestCountsAndCacheAcrossNodes(t *testing.T) {
@@ -321,7 +256,7 @@ func TestDeadNodeIsReaped(t *testing.T) {
 	dead.wg.Wait()
 	dead.nc.Close()
 	testutil.Eventually(t, natsWait, "member_removed for the dead node's member", func() bool {
-		return boxes[0].has("pusher_internal:member_removed", `{"user_id":"ghost"}`)
+		return boxes[0].Has("pusher_internal:member_removed", `{"user_id":"ghost"}`)
 	})
 	if m, _ := alive.presence.Members(ctx, "app", "presence-z"); len(m) != 0 {
 		t.Fatalf("ghost members left: %+v", m)
@@ -330,7 +265,7 @@ func TestDeadNodeIsReaped(t *testing.T) {
 		on, err := alive.users.Online(ctx, "app", []string{"ghost"})
 		return err == nil && len(on) == 0
 	})
-	if n := boxes[0].count("pusher_internal:member_removed", `{"user_id":"ghost"}`); n != 1 {
+	if n := boxes[0].Count("pusher_internal:member_removed", `{"user_id":"ghost"}`); n != 1 {
 		t.Fatalf("member_removed delivered %d times, want once", n)
 	}
 }

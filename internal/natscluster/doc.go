@@ -21,6 +21,11 @@
 // shares again when NATS answers (it may have restarted empty, or with its
 // data from before).
 //
+// The rules this backend shares with package cluster (the link's state, the
+// count bookkeeping, the deferred departures, the presence and user
+// changes, the subscription queue and the settings) live under
+// internal/clusterkit; this package keeps its JetStream and core NATS I/O.
+//
 // Goroutines: one publisher (drains the outbox in order), one receiver, one
 // subscription manager, one health watcher (heartbeat, reaping, resync) and
 // one ticker (count flushes, reconciliation rounds, deferred departures);

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roostproject/roost/internal/clusterkit/nodeconf"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/testutil"
 )
@@ -60,7 +61,7 @@ func crossing(a *Node, b *inbox, channel string) func() bool {
 		i++
 		data := fmt.Sprint("probe-", i)
 		a.Publish(&hub.Message{App: "app", Channel: channel, Event: "probe", Data: data})
-		return testutil.Poll(500*time.Millisecond, func() bool { return b.has("probe", data) })
+		return testutil.Poll(500*time.Millisecond, func() bool { return b.Has("probe", data) })
 	}
 }
 
@@ -102,7 +103,7 @@ func TestNATSRestartEmpty(t *testing.T) {
 	})
 	for _, box := range boxes {
 		for _, u := range []string{"ua", "ub"} {
-			if box.has("pusher_internal:member_removed", fmt.Sprintf(`{"user_id":%q}`, u)) {
+			if box.Has("pusher_internal:member_removed", fmt.Sprintf(`{"user_id":%q}`, u)) {
 				t.Fatalf("member_removed for %s, who never left", u)
 			}
 		}
@@ -114,25 +115,32 @@ func TestNATSRestartEmpty(t *testing.T) {
 // No node takes another for dead: each saw the outage and waits a whole
 // TTL before it reaps, by which time the others beat again.
 func TestNATSRestartWithDataPastTTL(t *testing.T) {
+	noReapPastTTL(t, "presence-d", (*testutil.NATS).Kill, (*testutil.NATS).Start)
+}
+
+// noReapPastTTL has NATS stopped by stop, with members on both nodes, for
+// longer than the node TTL, and then started by start: no node takes the
+// other for dead, though every heartbeat may lapse before any node beats.
+func noReapPastTTL(t *testing.T, channel string, stop, start func(*testutil.NATS)) {
 	srv, ns, boxes := faultNodes(t, 2)
 	a, b := ns[0], ns[1]
-	subscribe(a, "presence-d")
-	subscribe(b, "presence-d")
-	joinAndSignIn(t, a, "presence-d", "ua")
-	joinAndSignIn(t, b, "presence-d", "ub")
-	srv.Kill()
+	subscribe(a, channel)
+	subscribe(b, channel)
+	joinAndSignIn(t, a, channel, "ua")
+	joinAndSignIn(t, b, channel, "ub")
+	stop(srv)
 	testutil.Eventually(t, natsWait, "both nodes degraded", func() bool { return allReady(ns) == 0 })
 	time.Sleep(faultTTL + time.Second) // the outage outlasts every heartbeat
-	srv.Start()
+	start(srv)
 	testutil.Eventually(t, natsWait, "both nodes ready again", func() bool { return allReady(ns) == 2 })
 	// Two TTLs: long past the moment a node may reap.
 	if testutil.Poll(2*faultTTL, func() bool {
-		return boxes[0].has("pusher_internal:member_removed", `{"user_id":"ub"}`) ||
-			boxes[1].has("pusher_internal:member_removed", `{"user_id":"ua"}`)
+		return boxes[0].Has("pusher_internal:member_removed", `{"user_id":"ub"}`) ||
+			boxes[1].Has("pusher_internal:member_removed", `{"user_id":"ua"}`)
 	}) {
-		t.Fatal("a node took the other for dead after NATS came back with its data")
+		t.Fatal("a node took the other for dead after NATS came back")
 	}
-	if got := members(a, "presence-d"); got != "[ua ub]" {
+	if got := members(a, channel); got != "[ua ub]" {
 		t.Fatalf("members %s, want [ua ub]", got)
 	}
 }
@@ -156,13 +164,13 @@ func TestNATSPauseDeliversAtMostOnce(t *testing.T) {
 	testutil.Eventually(t, natsWait, "messages crossing again", crossing(a, boxes[1], "news"))
 	crossed := 0
 	for i := range events {
-		switch n := boxes[1].count("e", fmt.Sprint(i)); {
+		switch n := boxes[1].Count("e", fmt.Sprint(i)); {
 		case n > 1:
 			t.Fatalf("event %d delivered %d times", i, n)
 		case n == 1:
 			crossed++
 		}
-		if boxes[0].count("e", fmt.Sprint(i)) != 1 {
+		if boxes[0].Count("e", fmt.Sprint(i)) != 1 {
 			t.Fatalf("event %d not delivered once on its own node", i)
 		}
 	}
@@ -175,7 +183,7 @@ func TestStartsWithoutNATS(t *testing.T) {
 	srv := testutil.StartNATS(t)
 	srv.Kill()
 	box := &inbox{}
-	n, err := New(Config{URL: srv.URL(), Prefix: "late", Node: 1, Apps: []string{"app"}, Deliver: box.deliver, Logger: quiet})
+	n, err := New(Config{URL: srv.URL(), Settings: nodeconf.Settings{Prefix: "late", Node: 1, Apps: []string{"app"}, Deliver: box.Deliver, Logger: quiet}})
 	if err != nil {
 		t.Fatalf("an unreachable NATS is not an error: %v", err)
 	}
@@ -184,7 +192,7 @@ func TestStartsWithoutNATS(t *testing.T) {
 		t.Fatal("ready without NATS")
 	}
 	n.Publish(&hub.Message{App: "app", Channel: "c", Event: "e", Data: "local"})
-	if !box.has("e", "local") {
+	if !box.Has("e", "local") {
 		t.Fatal("a publish was not delivered locally while NATS is down")
 	}
 	srv.Start()
@@ -212,12 +220,12 @@ func TestDepartureDuringOutageAnnounced(t *testing.T) {
 	srv.Start()
 	removed := `{"user_id":"ua"}`
 	testutil.Eventually(t, natsWait, "member_removed for ua on the other node", func() bool {
-		return boxes[1].has("pusher_internal:member_removed", removed)
+		return boxes[1].Has("pusher_internal:member_removed", removed)
 	})
 	if got := members(b, "presence-o"); got != "[ub]" {
 		t.Fatalf("members %s, want [ub]", got)
 	}
-	if n := boxes[1].count("pusher_internal:member_removed", removed); n != 1 {
+	if n := boxes[1].Count("pusher_internal:member_removed", removed); n != 1 {
 		t.Fatalf("member_removed for ua delivered %d times, want once", n)
 	}
 }
@@ -226,24 +234,5 @@ func TestDepartureDuringOutageAnnounced(t *testing.T) {
 // TTL, with members on both nodes. When it runs again its heartbeats may
 // expire before any node beats; no node takes the other for dead.
 func TestNATSPausePastTTL(t *testing.T) {
-	srv, ns, boxes := faultNodes(t, 2)
-	a, b := ns[0], ns[1]
-	subscribe(a, "presence-p")
-	subscribe(b, "presence-p")
-	joinAndSignIn(t, a, "presence-p", "ua")
-	joinAndSignIn(t, b, "presence-p", "ub")
-	srv.Pause()
-	testutil.Eventually(t, natsWait, "both nodes degraded", func() bool { return allReady(ns) == 0 })
-	time.Sleep(faultTTL + time.Second) // the pause outlasts every heartbeat
-	srv.Resume()
-	testutil.Eventually(t, natsWait, "both nodes ready again", func() bool { return allReady(ns) == 2 })
-	if testutil.Poll(2*faultTTL, func() bool {
-		return boxes[0].has("pusher_internal:member_removed", `{"user_id":"ub"}`) ||
-			boxes[1].has("pusher_internal:member_removed", `{"user_id":"ua"}`)
-	}) {
-		t.Fatal("a node took the other for dead after NATS was paused")
-	}
-	if got := members(a, "presence-p"); got != "[ua ub]" {
-		t.Fatalf("members %s, want [ua ub]", got)
-	}
+	noReapPastTTL(t, "presence-p", (*testutil.NATS).Pause, (*testutil.NATS).Resume)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/roostproject/roost/internal/clusterkit/nodeconf"
 	"github.com/roostproject/roost/internal/hub"
 )
 
@@ -26,7 +27,7 @@ func FuzzReceive(f *testing.F) {
 	f.Add([]byte(`not json`))
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		var got []*hub.Message
-		n := &Node{node: "1", cfg: Config{Deliver: func(m *hub.Message) { got = append(got, m) }}}
+		n := &Node{node: "1", cfg: Config{Settings: nodeconf.Settings{Deliver: func(m *hub.Message) { got = append(got, m) }}}}
 		n.receive(payload)
 		var e envelope
 		if json.Unmarshal(payload, &e) != nil || e.Msg == nil || e.Node == "1" {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -23,41 +22,13 @@ var errNotConnected = errors.New("no connection to nats")
 // that dies leaves the lock to lapse.
 const reapLockTTL = time.Minute
 
-// link is what a node knows of its connection to NATS: the same rules as
-// package cluster's for Redis (docs/cluster.md). NATS counts as unreachable
-// when the connection drops or the heartbeat goes unanswered for
-// SlowReply. A node that saw an outage reaps nobody before it has been
-// connected for a whole NodeTTL after it, and announces no presence member
-// as gone before a heartbeat period, because the other nodes' heartbeats
-// and shares may have lapsed for the same reason.
-type link struct {
-	healthy   atomic.Bool
-	outage    atomic.Bool  // an outage was seen and its end not yet noted
-	recovered atomic.Int64 // Unix ns when the last outage ended; 0: none since start
-	dirty     atomic.Bool  // the buckets may not hold this node's shares as they are
-	suspects  chan struct{}
-
-	epochs map[string]string // each node's heartbeat value last seen; healthLoop's
-}
-
-func newLink() link {
-	return link{suspects: make(chan struct{}, 1), epochs: make(map[string]string)}
-}
-
-// suspect asks for a heartbeat now.
-func (l *link) suspect() {
-	select {
-	case l.suspects <- struct{}{}:
-	default:
-	}
-}
+// The node's link to NATS follows the rules of package linkstate, as the
+// Redis backend's does (docs/cluster.md). NATS counts as unreachable when
+// the connection drops or the heartbeat goes unanswered for SlowReply.
 
 // settled reports whether NATS has been reachable for d since the last
 // outage this node saw (or since it started, if it saw none).
-func (n *Node) settled(d time.Duration) bool {
-	rec := n.link.recovered.Load()
-	return n.link.healthy.Load() && (rec == 0 || time.Since(time.Unix(0, rec)) >= d)
-}
+func (n *Node) settled(d time.Duration) bool { return n.link.Settled(d) }
 
 // period is the heartbeat period.
 func (n *Node) period() time.Duration { return n.cfg.NodeTTL / 3 }
@@ -79,9 +50,9 @@ func (n *Node) healthLoop() {
 			n.purgeTombstones()
 			continue
 		case <-beat.C:
-		case <-n.link.suspects:
+		case <-n.link.Suspects():
 		case <-probe.C:
-			if n.link.healthy.Load() {
+			if n.link.Healthy.Load() {
 				continue
 			}
 		}
@@ -92,20 +63,15 @@ func (n *Node) healthLoop() {
 // down records that NATS is unreachable.
 func (n *Node) down(err error) {
 	n.guesses.forget()
-	n.link.outage.Store(true)
-	n.link.dirty.Store(true)
-	n.counts.dirty.Store(true)
-	if n.link.healthy.Swap(false) {
+	n.counts.Dirty.Store(true)
+	if n.link.Down() {
 		n.log.Warn("nats unreachable: serving local connections only", "err", err)
 	}
 }
 
 // up records that NATS answers again.
 func (n *Node) up() {
-	if n.link.outage.Swap(false) {
-		n.link.recovered.Store(time.Now().UnixNano())
-	}
-	if !n.link.healthy.Swap(true) {
+	if n.link.Up() {
 		n.log.Info("nats reachable: serving as a cluster node", "node", n.node, "prefix", n.cfg.Prefix)
 	}
 }
@@ -130,7 +96,7 @@ func (n *Node) heartbeat() {
 		return
 	}
 	n.up()
-	if missing || n.link.dirty.Load() {
+	if missing || n.link.Dirty.Load() {
 		if err := n.resync(); err != nil {
 			n.log.Warn("cluster state not written again", "err", err)
 			return
@@ -181,14 +147,9 @@ func (n *Node) lookAround(ctx context.Context, b *buckets) {
 			n.reapIfDead(b, id)
 		}
 	}
-	seen := make(map[string]string, len(alive))
-	for id, epoch := range alive {
-		if before, ok := n.link.epochs[id]; ok && before != epoch && id != n.node {
-			n.reconcileSoon()
-		}
-		seen[id] = epoch
+	if n.link.Epochs(alive, n.node) {
+		n.reconcileSoon()
 	}
-	n.link.epochs = seen
 }
 
 // reapIfDead removes a dead node's shares, if this node is the first to

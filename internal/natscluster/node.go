@@ -2,7 +2,6 @@ package natscluster
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -13,6 +12,10 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/roostproject/roost/internal/clusterkit/departures"
+	"github.com/roostproject/roost/internal/clusterkit/linkstate"
+	"github.com/roostproject/roost/internal/clusterkit/nodeconf"
+	"github.com/roostproject/roost/internal/clusterkit/subqueue"
 	"github.com/roostproject/roost/internal/hub"
 )
 
@@ -21,56 +24,7 @@ type Config struct {
 	// URL is "nats://[user:password@]host:port", several comma-separated
 	// for a NATS cluster, or "tls://..." (TLS). JetStream must be enabled.
 	URL string
-	// Prefix starts every subject and bucket name, so clusters can share
-	// one NATS: letters, digits, '_' and '-'. Zero value means "roost".
-	Prefix string
-	// Node is this node's id: the first part of its socket_ids.
-	Node uint64
-	// Apps are the ids of every app.
-	Apps []string
-	// Deliver hands a message to this node's subscribers (hub.Deliver).
-	Deliver func(*hub.Message)
-	// Reconcile corrects what this node's presence subscribers have been
-	// told against the store (hub.Reconcile); the node calls it after an
-	// outage. Nil means never.
-	Reconcile func(ctx context.Context, removals bool)
-	// NodeTTL is how long a node's heartbeat lives: a node silent this long
-	// is taken for dead. It is refreshed every NodeTTL/3, the heartbeat
-	// period. Zero value means 15s.
-	NodeTTL time.Duration
-	// SlowReply is how long NATS may take to answer one call. Zero value
-	// means 3s.
-	SlowReply time.Duration
-	// Outbox is how many outbound messages may wait while NATS is slow or
-	// away; more are dropped and counted. Zero value means 65536.
-	Outbox int
-	// Logger; nil means slog.Default().
-	Logger *slog.Logger
-	// Observer is told of the cluster-wide transitions only the cluster
-	// sees: channels occupied and vacated, and the members of a dead node
-	// removed. Zero value (nil) means nobody.
-	Observer hub.Observer
-}
-
-func (c *Config) applyDefaults() {
-	if c.Prefix == "" {
-		c.Prefix = "roost"
-	}
-	if c.NodeTTL <= 0 {
-		c.NodeTTL = 15 * time.Second
-	}
-	if c.SlowReply <= 0 {
-		c.SlowReply = 3 * time.Second
-	}
-	if c.Outbox <= 0 {
-		c.Outbox = 65536
-	}
-	if c.Logger == nil {
-		c.Logger = slog.Default()
-	}
-	if c.Observer == nil {
-		c.Observer = hub.NopObserver{}
-	}
+	nodeconf.Settings
 }
 
 // Node is one roost node's link to a cluster over NATS. It is a hub.Broker,
@@ -85,13 +39,13 @@ type Node struct {
 
 	outbox  chan outbound
 	dropped atomic.Int64
-	subs    subQueue
+	subs    subqueue.Queue
 	in      chan *nats.Msg // every channel subject's messages, for receiveLoop
 
-	link     link
+	link     linkstate.State
 	epoch    atomic.Uint64
 	until    atomic.Int64 // Unix ns: reconciliation rounds run until then
-	deferred deferred
+	deferred departures.Set
 
 	// This node's own share of the shared state, to answer from while NATS
 	// is away and to write again when it comes back. A change takes
@@ -115,13 +69,13 @@ var _ hub.Broker = (*Node)(nil)
 // error; an unreachable NATS is not: the node starts degraded and keeps
 // trying.
 func New(cfg Config) (*Node, error) {
-	cfg.applyDefaults()
+	cfg.ApplyDefaults()
 	n := &Node{
 		cfg: cfg, node: strconv.FormatUint(cfg.Node, 10), log: cfg.Logger,
-		outbox: make(chan outbound, cfg.Outbox), subs: subQueue{wake: make(chan struct{}, 1)},
-		in: make(chan *nats.Msg, cfg.Outbox), link: newLink(),
+		outbox: make(chan outbound, cfg.Outbox), subs: subqueue.New(),
+		in: make(chan *nats.Msg, cfg.Outbox), link: linkstate.New(),
 	}
-	n.link.dirty.Store(true) // the first beat writes the (empty) shares, clearing a former node's with this id
+	n.link.Dirty.Store(true) // the first beat writes the (empty) shares, clearing a former node's with this id
 	n.presence = presence{n: n, local: hub.NewMemoryPresence()}
 	n.users = users{n: n, local: hub.NewMemoryUsers()}
 	n.counts = newCounts(n)
@@ -159,15 +113,14 @@ func (n *Node) options() []nats.Option {
 				n.down(err)
 			}
 		}),
-		nats.ReconnectHandler(func(*nats.Conn) { n.link.suspect() }),
-		nats.ConnectHandler(func(*nats.Conn) { n.link.suspect() }),
+		nats.ReconnectHandler(func(*nats.Conn) { n.link.Suspect() }),
+		nats.ConnectHandler(func(*nats.Conn) { n.link.Suspect() }),
 	}
 }
 
 func (n *Node) start(loops ...func()) {
 	for _, f := range loops {
-		n.wg.Add(1)
-		go func() { defer n.wg.Done(); f() }()
+		n.wg.Go(f)
 	}
 }
 
@@ -176,10 +129,9 @@ func (n *Node) start(loops ...func()) {
 func (n *Node) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	for len(n.outbox) > 0 && n.link.healthy.Load() && sleep(ctx, 10*time.Millisecond) {
-	}
+	n.link.Drain(ctx, func() int { return len(n.outbox) })
 	n.counts.flush()
-	if b := n.kv.Load(); b != nil && n.link.healthy.Load() {
+	if b := n.kv.Load(); b != nil && n.link.Healthy.Load() {
 		n.nc.FlushTimeout(time.Second)
 		b.alive.Delete(ctx, n.node)
 	}
@@ -197,12 +149,7 @@ func (n *Node) State() hub.State {
 
 // Ready reports nil when NATS and its JetStream answer, else why the node
 // is degraded.
-func (n *Node) Ready() error {
-	if !n.link.healthy.Load() {
-		return errors.New("nats unreachable: local delivery only, cluster traffic buffered")
-	}
-	return nil
-}
+func (n *Node) Ready() error { return n.link.Ready("nats") }
 
 // Dropped returns how many outbound messages were dropped because the
 // outbox was full or NATS refused them.
@@ -213,15 +160,3 @@ func (n *Node) Dropped() int64 { return n.dropped.Load() }
 // the node never publishes a message again (the Redis backend retries a
 // publish whose reply timed out, and counts the copies it drops).
 func (n *Node) Duplicates() int64 { return 0 }
-
-// sleep waits d unless ctx ends first; it reports whether ctx is still live.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}

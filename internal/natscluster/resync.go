@@ -17,12 +17,12 @@ func (n *Node) resync() error {
 	}
 	ctx, cancel := context.WithTimeout(n.ctx, n.period())
 	defer cancel()
-	n.counts.dirty.Store(true)
+	n.counts.Dirty.Store(true)
 	n.changes.Lock()
 	defer n.changes.Unlock()
-	n.link.dirty.Store(false)
+	n.link.Dirty.Store(false)
 	if err := n.writeShares(ctx, b); err != nil {
-		n.link.dirty.Store(true)
+		n.link.Dirty.Store(true)
 		return err
 	}
 	n.epoch.Add(1)

@@ -24,7 +24,7 @@ func (n *Node) tickLoop() {
 			return
 		case <-flush.C:
 		}
-		if n.counts.dirty.Load() && n.link.healthy.Load() {
+		if n.counts.Dirty.Load() && n.link.Healthy.Load() {
 			n.counts.resync()
 		}
 		n.counts.flush()
@@ -33,7 +33,7 @@ func (n *Node) tickLoop() {
 			n.reconcileRound()
 		}
 		if n.settled(n.period()) {
-			n.deferred.announce(n)
+			n.announceDepartures()
 		}
 	}
 }
@@ -42,7 +42,7 @@ func (n *Node) tickLoop() {
 // for the next rounds, and on until it may announce departures.
 func (n *Node) reconcileSoon() {
 	until := time.Now().Add(2 * reconcileEvery).UnixNano()
-	if rec := n.link.recovered.Load(); rec > 0 {
+	if rec := n.link.Recovered.Load(); rec > 0 {
 		until = max(until, time.Unix(0, rec).Add(n.period()+2*reconcileEvery).UnixNano())
 	}
 	for {
@@ -53,9 +53,9 @@ func (n *Node) reconcileSoon() {
 	}
 }
 
-// reconcileRound checks once; departures only once settled (see link).
+// reconcileRound checks once; departures only once settled (see package linkstate).
 func (n *Node) reconcileRound() {
-	if n.cfg.Reconcile == nil || !n.link.healthy.Load() {
+	if n.cfg.Reconcile == nil || !n.link.Healthy.Load() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(n.ctx, n.period())

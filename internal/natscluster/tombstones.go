@@ -26,7 +26,7 @@ const tombstoneAge = 30 * time.Minute
 // come and go.
 func (n *Node) purgeTombstones() {
 	b := n.kv.Load()
-	if b == nil || !n.link.healthy.Load() {
+	if b == nil || !n.link.Healthy.Load() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(n.ctx, time.Minute)

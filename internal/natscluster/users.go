@@ -6,6 +6,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/roostproject/roost/internal/clusterkit/sharechange"
 	"github.com/roostproject/roost/internal/hub"
 )
 
@@ -22,18 +23,18 @@ var _ hub.Users = (*users)(nil)
 
 // SignIn implements hub.Users.
 func (u *users) SignIn(ctx context.Context, app, user string) (bool, error) {
-	return u.n.apply(ctx, &change{kind: signIn, app: app, member: hub.Member{ID: user}})
+	return u.n.apply(ctx, &change{sharechange.Change{Kind: sharechange.SignIn, App: app, Member: hub.Member{ID: user}}})
 }
 
 // SignOut implements hub.Users.
 func (u *users) SignOut(ctx context.Context, app, user string) (bool, error) {
-	return u.n.apply(ctx, &change{kind: signOut, app: app, member: hub.Member{ID: user}})
+	return u.n.apply(ctx, &change{sharechange.Change{Kind: sharechange.SignOut, App: app, Member: hub.Member{ID: user}}})
 }
 
 // Online implements hub.Users: one read per id, several at once.
 func (u *users) Online(ctx context.Context, app string, ids []string) ([]string, error) {
 	b := u.n.kv.Load()
-	if b == nil || !u.n.link.healthy.Load() {
+	if b == nil || !u.n.link.Healthy.Load() {
 		return u.local.Online(ctx, app, ids)
 	}
 	online := make([]bool, len(ids))
@@ -54,7 +55,7 @@ func (u *users) Online(ctx context.Context, app string, ids []string) ([]string,
 	var out []string
 	for i, id := range ids {
 		if errs[i] != nil {
-			u.n.link.suspect()
+			u.n.link.Suspect()
 			return nil, errs[i]
 		}
 		if online[i] {

@@ -38,13 +38,13 @@ func (p *Pending) Apply(ops []webhook.Op) {
 	var err error
 	for i := range ops {
 		op := &ops[i]
-		if b == nil || err != nil || !p.n.link.healthy.Load() {
+		if b == nil || err != nil || !p.n.link.Healthy.Load() {
 			op.Found = op.Kind == webhook.OpTake
 			continue
 		}
 		op.Found, err = p.apply(ctx, b.webhooks, op)
 		if err != nil {
-			p.n.link.suspect()
+			p.n.link.Suspect()
 			op.Found = op.Kind == webhook.OpTake
 		}
 	}

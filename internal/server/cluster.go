@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/roostproject/roost/internal/cluster"
+	"github.com/roostproject/roost/internal/clusterkit/nodeconf"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/natscluster"
 	"github.com/roostproject/roost/internal/webhook"
@@ -31,11 +32,7 @@ func (s *Server) joinCluster() error {
 	if s.cfg.NATS.URL != "" {
 		return s.joinNATS(apps)
 	}
-	r, err := cluster.New(cluster.Config{
-		URL: s.cfg.Redis.URL, Prefix: s.cfg.Redis.Prefix, Node: s.hub.Node(),
-		Apps: apps, Deliver: s.hub.Deliver, Reconcile: s.hub.Reconcile, Logger: s.log,
-		Observer: s.observer(),
-	})
+	r, err := cluster.New(cluster.Config{URL: s.cfg.Redis.URL, Settings: s.nodeSettings(s.cfg.Redis.Prefix, apps)})
 	if err != nil {
 		return err
 	}
@@ -45,16 +42,21 @@ func (s *Server) joinCluster() error {
 
 // joinNATS connects the hub to the other nodes through NATS.
 func (s *Server) joinNATS(apps []string) error {
-	n, err := natscluster.New(natscluster.Config{
-		URL: s.cfg.NATS.URL, Prefix: s.cfg.NATS.Prefix, Node: s.hub.Node(),
-		Apps: apps, Deliver: s.hub.Deliver, Reconcile: s.hub.Reconcile, Logger: s.log,
-		Observer: s.observer(),
-	})
+	n, err := natscluster.New(natscluster.Config{URL: s.cfg.NATS.URL, Settings: s.nodeSettings(s.cfg.NATS.Prefix, apps)})
 	if err != nil {
 		return err
 	}
 	s.linkCluster(n, n.WebhookPending())
 	return nil
+}
+
+// nodeSettings are this node's settings for either cluster backend.
+func (s *Server) nodeSettings(prefix string, apps []string) nodeconf.Settings {
+	return nodeconf.Settings{
+		Prefix: prefix, Node: s.hub.Node(), Apps: apps,
+		Deliver: s.hub.Deliver, Reconcile: s.hub.Reconcile, Logger: s.log,
+		Observer: s.observer(),
+	}
 }
 
 // linkCluster makes c the hub's broker and state, and p the webhooks'
