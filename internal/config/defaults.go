@@ -20,6 +20,9 @@ const (
 	TransportAuto = "auto"
 	// TransportEpoll serves connections from per-core epoll loops.
 	TransportEpoll = "epoll"
+	// TransportEpollUring is epoll whose loops write each publish to their
+	// subscribers with one io_uring submission instead of one write(2) each.
+	TransportEpollUring = "epoll+uring"
 	// TransportPortable serves each connection from its own goroutine.
 	TransportPortable = "portable"
 )

@@ -31,14 +31,16 @@ func TestLoopCount(t *testing.T) {
 		{"portable", config.TransportPortable, config.TLS{}, 3, true, 0, false},
 		{"epoll", config.TransportEpoll, config.TLS{}, 2, true, 2, false},
 		{"epoll without epoll", config.TransportEpoll, config.TLS{}, 2, false, 0, true},
+		{"epoll+uring", config.TransportEpollUring, config.TLS{}, 2, true, 2, false},
+		{"epoll+uring without epoll", config.TransportEpollUring, config.TLS{}, 2, false, 0, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &config.Config{Transport: tt.transport, TLS: tt.tls, Loops: tt.loops}
 			got, err := loopCount(c, tt.epoll)
 			if tt.wantErr {
-				if err == nil || !strings.Contains(err.Error(), `transport "epoll"`) {
-					t.Fatalf("loopCount = %d, %v; want an error naming transport \"epoll\"", got, err)
+				if err == nil || !strings.Contains(err.Error(), `transport "`+tt.transport+`"`) {
+					t.Fatalf("loopCount = %d, %v; want an error naming transport %q", got, err, tt.transport)
 				}
 				return
 			}
