@@ -34,6 +34,18 @@ type ringSend struct {
 	frame []byte
 }
 
+// UringWorks reports whether this kernel lets the process set up the ring
+// Config.Uring needs: io_uring can be disabled (kernel.io_uring_disabled)
+// or filtered out (the default seccomp profile of container runtimes).
+func UringWorks() bool {
+	r, err := newRing()
+	if err != nil {
+		return false
+	}
+	r.close()
+	return true
+}
+
 // newUring sets up a loop's ring.
 func (l *loop) newUring() error {
 	r, err := newRing()

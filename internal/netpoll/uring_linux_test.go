@@ -14,9 +14,14 @@ import (
 // ringLoop returns a loop with a ring, whose goroutine does not run, and n
 // connections on socketpairs; peers are the ends the clients would read.
 func ringLoop(t testing.TB, n int) (l *loop, conns []*conn, peers []int) {
+	return socketLoop(t, n, true)
+}
+
+// socketLoop is ringLoop, with or without the ring.
+func socketLoop(t testing.TB, n int, uring bool) (l *loop, conns []*conn, peers []int) {
 	t.Helper()
 	pol := transport.Policy{WriteBacklog: 64 << 20, WriteTimeout: time.Minute, CloseTimeout: time.Minute}
-	l, err := newLoop(&Config{Uring: true, Policy: pol}, 0)
+	l, err := newLoop(&Config{Uring: uring, Policy: pol}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,8 +43,13 @@ func ringLoop(t testing.TB, n int) (l *loop, conns []*conn, peers []int) {
 	return l, conns, peers
 }
 
-// inBatch runs writes as one delivery's flush, then submits the ring.
+// inBatch runs writes as one delivery's flush, then submits the ring if
+// the loop has one.
 func inBatch(l *loop, writes func()) {
+	if l.uring == nil {
+		writes()
+		return
+	}
 	l.uring.on = true
 	writes()
 	l.uring.on = false

@@ -100,7 +100,7 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	s.portable = portable.New(portable.Config{Shard: loops, Hub: s.hub, Env: env, Policy: pol, Logger: s.limitedLog})
 	if loops > 0 {
 		p, err := netpoll.New(netpoll.Config{Loops: loops, Hub: s.hub, Env: env, Policy: pol, Logger: s.limitedLog, Stats: &s.stats, OnClose: s.socketClosed,
-			Uring: s.cfg.Transport == config.TransportEpollUring})
+			Uring: useUring(s.cfg.Transport, netpoll.UringWorks)})
 		if err != nil {
 			s.closeWebhooks(context.Background())
 			return nil, fmt.Errorf("server: starting epoll loops: %w", err)
@@ -164,6 +164,19 @@ func loopCount(c *config.Config, epoll bool) (int, error) {
 		return c.Loops, nil
 	}
 	return runtime.GOMAXPROCS(0), nil
+}
+
+// useUring reports whether the epoll loops write fan-out with io_uring:
+// always with "epoll+uring" (an unusable ring then fails the start), where
+// the kernel allows it with "auto", never with "epoll".
+func useUring(transport string, works func() bool) bool {
+	switch transport {
+	case config.TransportEpollUring:
+		return true
+	case config.TransportAuto:
+		return works()
+	}
+	return false
 }
 
 // Transport names the transport serving new connections.

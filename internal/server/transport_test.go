@@ -11,6 +11,27 @@ import (
 // TestLoopCount checks which transport serves connections on a platform
 // with epoll and on one without: "auto" falls back to portable, "epoll"
 // without epoll is refused at startup, and TLS changes nothing.
+// TestUseUring: "auto" writes fan-out with io_uring where the kernel
+// allows it, "epoll+uring" always (and fails to start without it), "epoll"
+// never, nor of course "portable".
+func TestUseUring(t *testing.T) {
+	for _, tt := range []struct {
+		transport string
+		works     bool
+		want      bool
+	}{
+		{config.TransportAuto, true, true},
+		{config.TransportAuto, false, false},
+		{config.TransportEpollUring, false, true},
+		{config.TransportEpoll, true, false},
+		{config.TransportPortable, true, false},
+	} {
+		if got := useUring(tt.transport, func() bool { return tt.works }); got != tt.want {
+			t.Errorf("useUring(%q) where io_uring works: %v = %v, want %v", tt.transport, tt.works, got, tt.want)
+		}
+	}
+}
+
 func TestLoopCount(t *testing.T) {
 	tls := config.TLS{CertFile: "c.pem", KeyFile: "k.pem"}
 	tests := []struct {
