@@ -71,7 +71,7 @@ func commonFlags(fs *flag.FlagSet, c *bench.Common) *bool {
 	fs.StringVar(&c.Target.Key, "key", "app-key", "app key")
 	fs.StringVar(&c.Target.Secret, "secret", "app-secret", "app secret (for publishing)")
 	fs.IntVar(&c.Target.PID, "pid", 0, "server process id for the /proc cross-check (default: found when local)")
-	fs.StringVar(&c.Transport, "transport", "epoll", "transport of the child server: epoll or portable")
+	fs.StringVar(&c.Transport, "transport", "epoll", "transport of the child server: epoll, epoll+uring or portable")
 	fs.BoolVar(&c.TLS, "tls", false, "the child server serves wss:// itself, with a self-signed certificate")
 	fs.DurationVar(&c.ActivityTimeout, "activity-timeout", 0, "activity timeout of the child server (default 120s)")
 	fs.DurationVar(&c.Settle, "settle", 3*time.Second, "least time to let the server settle before measuring")

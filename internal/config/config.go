@@ -22,9 +22,11 @@ type Config struct {
 
 	// Transport picks how WebSocket connections are served: "epoll" (one
 	// event loop per core owns idle sockets, TLS or not; Linux only),
+	// "epoll+uring" (epoll, writing a publish's frames to its plain
+	// subscribers with io_uring; Linux 5.19 or later),
 	// "portable" (one goroutine per connection; any OS) or "auto" (epoll on
-	// Linux, else portable).
-	Transport string `yaml:"transport" env:"ROOST_TRANSPORT" flag:"transport" default:"auto" check:"transport" help:"auto (epoll on Linux, else portable), epoll (Linux) or portable (a goroutine per connection, any OS)"`
+	// Linux, with io_uring where the kernel allows it, else portable).
+	Transport string `yaml:"transport" env:"ROOST_TRANSPORT" flag:"transport" default:"auto" check:"transport" help:"auto (epoll+uring where the kernel allows io_uring, else epoll on Linux, else portable), epoll (Linux, write(2) only), epoll+uring (epoll writing fan-out with io_uring, Linux 5.19+) or portable (a goroutine per connection, any OS)"`
 
 	// Loops is the number of epoll loops. Zero value means
 	// runtime.GOMAXPROCS(0), one loop per usable core.

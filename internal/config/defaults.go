@@ -16,10 +16,15 @@ const (
 
 // Transport values for Config.Transport.
 const (
-	// TransportAuto picks epoll on Linux, else portable.
+	// TransportAuto picks epoll on Linux (writing fan-out with io_uring
+	// where the kernel allows it), else portable.
 	TransportAuto = "auto"
-	// TransportEpoll serves connections from per-core epoll loops.
+	// TransportEpoll serves connections from per-core epoll loops, writing
+	// with write(2) only.
 	TransportEpoll = "epoll"
+	// TransportEpollUring is epoll whose loops write each publish to their
+	// subscribers with one io_uring submission instead of one write(2) each.
+	TransportEpollUring = "epoll+uring"
 	// TransportPortable serves each connection from its own goroutine.
 	TransportPortable = "portable"
 )

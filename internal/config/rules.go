@@ -33,7 +33,7 @@ var ruleMakers = map[string]func(arg string) (rule, error){
 		return hostPort(v)
 	}),
 	"origins":    noArg(originPatterns),
-	"transport":  noArg(oneOf(TransportAuto, TransportEpoll, TransportPortable)),
+	"transport":  noArg(oneOf(TransportAuto, TransportEpoll, TransportEpollUring, TransportPortable)),
 	"log_level":  noArg(oneOf("debug", "info", "warn", "error")),
 	"log_format": noArg(oneOf("text", "json")),
 	"name":       noArg(name),

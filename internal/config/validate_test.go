@@ -16,7 +16,7 @@ func TestValidationErrorsNameTheFieldAndSource(t *testing.T) {
 		{"addr: \"localhost:http\"\n", nil, `config: addr (line 1): port "http" is not a number from 0 to 65535`},
 		{"addr: \"localhost:70000\"\n", nil, `config: addr (line 1): port "70000"`},
 		{"", []string{"ROOST_ADDR=localhost"}, `config: addr (ROOST_ADDR): want host:port`},
-		{"transport: kqueue\n", nil, `config: transport (line 1): "kqueue" is not one of ["auto" "epoll" "portable"]`},
+		{"transport: kqueue\n", nil, `config: transport (line 1): "kqueue" is not one of ["auto" "epoll" "epoll+uring" "portable"]`},
 		{"tls:\n  cert_file: c.pem\n", nil, "config: tls.key_file (line 1): must be set when tls.cert_file is set"},
 		{"", []string{"ROOST_TLS_KEY=k.pem"}, "config: tls.cert_file: must be set when tls.key_file is set"},
 		{"\n\nloops: -1\n", nil, "config: loops (line 3): must be >= 0, got -1"},

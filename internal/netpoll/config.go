@@ -23,6 +23,10 @@ type Config struct {
 	Policy transport.Policy
 	// Logger; nil means slog.Default().
 	Logger *slog.Logger
+	// Uring makes each loop write a publish to its subscribers with one
+	// io_uring submission instead of one write(2) each (Linux 5.19 or
+	// later, io_uring allowed by kernel.io_uring_disabled).
+	Uring bool
 	// Stats, when not nil, counts connection events.
 	Stats *connstats.Stats
 	// OnClose, when not nil, is called on the loop's goroutine with the

@@ -25,6 +25,7 @@ const (
 	fSlowTLS                      // a TLS slow consumer's close frame is still to be encrypted
 	fHandshake                    // accepted by the loop, its request head still being read
 	fHello                        // being upgraded: frames join the 101 in one write
+	fRing                         // a send waits in the loop's io_uring (uring_linux.go)
 )
 
 // conn is one WebSocket connection owned by a loop. It is the only memory an
@@ -139,12 +140,14 @@ func (c *conn) write(frame []byte) {
 		c.writeTLS(frame)
 		return
 	}
+	if l.uring != nil && c.ringWrite(frame) {
+		return
+	}
 	c.writeRaw(frame)
 }
 
 // writeRaw writes bytes to the socket now and keeps what it refuses.
 func (c *conn) writeRaw(frame []byte) {
-	l := c.l
 	if c.flags&fDead != 0 { // a TLS close_notify at release: one try
 		unix.Write(int(c.fd), frame)
 		return
@@ -154,6 +157,14 @@ func (c *conn) writeRaw(frame []byte) {
 		return
 	}
 	n, err := unix.Write(int(c.fd), frame)
+	c.wrote(frame, n, err)
+}
+
+// wrote takes the result of writing frame at once: n bytes sent, or err.
+// What the socket refused waits in the backlog until epoll says it can
+// take more.
+func (c *conn) wrote(frame []byte, n int, err error) {
+	l := c.l
 	if err != nil && err != unix.EAGAIN && err != unix.EINTR {
 		l.kill(c, connstats.Error)
 		return

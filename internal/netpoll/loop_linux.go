@@ -71,6 +71,7 @@ type loop struct {
 	resuming []*conn // the previous turn's deferred, being resumed
 	draining bool
 	local    counters
+	uring    *uring // with Config.Uring: deliveries' sends, batched (uring_linux.go)
 
 	// The listening socket, when the loop accepts (handshake_linux.go).
 	lfd         int        // -1 once Unlisten closed it
@@ -112,14 +113,22 @@ func newLoop(cfg *Config, shard int) (*loop, error) {
 		log = slog.Default()
 	}
 	now := time.Now().UnixNano()
-	return &loop{
+	l := &loop{
 		cfg: cfg, log: log, shard: shard, epfd: epfd, efd: efd,
 		wheel: wheel.New(time.Second, 512, now), buf: make([]byte, readBufferSize), now: now,
 		drained: make(chan struct{}), stopped: make(chan struct{}),
-	}, nil
+	}
+	if cfg.Uring {
+		if err := l.newUring(); err != nil {
+			l.closeFDs()
+			return nil, err
+		}
+	}
+	return l, nil
 }
 
 func (l *loop) closeFDs() {
+	l.closeUring()
 	unix.Close(l.epfd)
 	unix.Close(l.efd)
 }
@@ -223,7 +232,7 @@ func (l *loop) do(o *op) bool {
 	case opAdd:
 		l.add(o.add)
 	case opDeliver:
-		l.cfg.Hub.Flush(o.d)
+		l.deliver(o.d)
 	case opDrain:
 		l.drainAll()
 	case opFunc:

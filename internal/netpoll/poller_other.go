@@ -25,6 +25,9 @@ func New(Config) (*Poller, error) {
 	return nil, errors.New("netpoll: epoll is only available on Linux")
 }
 
+// UringWorks reports false: io_uring is Linux's.
+func UringWorks() bool { return false }
+
 // Dup fails: no loop can own a socket on this platform.
 func Dup(net.Conn) (int, error) { return -1, errors.ErrUnsupported }
 

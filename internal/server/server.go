@@ -99,7 +99,8 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	pol := policy(s.cfg)
 	s.portable = portable.New(portable.Config{Shard: loops, Hub: s.hub, Env: env, Policy: pol, Logger: s.limitedLog})
 	if loops > 0 {
-		p, err := netpoll.New(netpoll.Config{Loops: loops, Hub: s.hub, Env: env, Policy: pol, Logger: s.limitedLog, Stats: &s.stats, OnClose: s.socketClosed})
+		p, err := netpoll.New(netpoll.Config{Loops: loops, Hub: s.hub, Env: env, Policy: pol, Logger: s.limitedLog, Stats: &s.stats, OnClose: s.socketClosed,
+			Uring: useUring(s.cfg.Transport, netpoll.UringWorks)})
 		if err != nil {
 			s.closeWebhooks(context.Background())
 			return nil, fmt.Errorf("server: starting epoll loops: %w", err)
@@ -154,15 +155,28 @@ func (s *Server) httpServer(h http.Handler) *http.Server {
 // fallback.
 func loopCount(c *config.Config, epoll bool) (int, error) {
 	switch {
-	case c.Transport == config.TransportEpoll && !epoll:
+	case (c.Transport == config.TransportEpoll || c.Transport == config.TransportEpollUring) && !epoll:
 		return 0, fmt.Errorf("server: transport %q needs Linux (this is %s); use %q or %q",
-			config.TransportEpoll, runtime.GOOS, config.TransportAuto, config.TransportPortable)
+			c.Transport, runtime.GOOS, config.TransportAuto, config.TransportPortable)
 	case c.Transport == config.TransportPortable || !epoll:
 		return 0, nil
 	case c.Loops > 0:
 		return c.Loops, nil
 	}
 	return runtime.GOMAXPROCS(0), nil
+}
+
+// useUring reports whether the epoll loops write fan-out with io_uring:
+// always with "epoll+uring" (an unusable ring then fails the start), where
+// the kernel allows it with "auto", never with "epoll".
+func useUring(transport string, works func() bool) bool {
+	switch transport {
+	case config.TransportEpollUring:
+		return true
+	case config.TransportAuto:
+		return works()
+	}
+	return false
 }
 
 // Transport names the transport serving new connections.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -20,8 +21,16 @@ func eachTransport(t *testing.T, f func(t *testing.T, transport string)) {
 	}
 }
 
+// eachFanoutTransport runs f on each transport and on epoll+uring, whose
+// loops write publishes differently (and nothing else).
+func eachFanoutTransport(t *testing.T, f func(t *testing.T, transport string)) {
+	for _, tr := range append(slices.Clone(transports), config.TransportEpollUring) {
+		t.Run(tr, func(t *testing.T) { f(t, tr) })
+	}
+}
+
 func TestPublishReachesSubscribers(t *testing.T) {
-	eachTransport(t, func(t *testing.T, tr string) {
+	eachFanoutTransport(t, func(t *testing.T, tr string) {
 		s := startServer(t, tr, nil)
 		a, b := s.connect(t), s.connect(t)
 		if !regexp.MustCompile(`^\d+\.\d+$`).MatchString(a.SocketID) || a.SocketID == b.SocketID {

@@ -13,7 +13,7 @@ import (
 // TestSlowConsumerIsClosed: a client that stops reading is closed once its
 // backlog passes the cap, and the others keep receiving.
 func TestSlowConsumerIsClosed(t *testing.T) {
-	eachTransport(t, func(t *testing.T, tr string) {
+	eachFanoutTransport(t, func(t *testing.T, tr string) {
 		s := startServer(t, tr, func(c *config.Config) { c.Limits.WriteBacklog = 64 << 10 })
 		slow, fast := s.connect(t), s.connect(t)
 		slow.Subscribe("firehose")
@@ -43,7 +43,13 @@ func TestSlowConsumerIsClosed(t *testing.T) {
 // timeout, as epoll needs real sockets; TestBlockedWriterTimesOutOnTime
 // checks the portable transport on a fake clock.
 func TestEpollBlockedWriterTimesOut(t *testing.T) {
-	s := startServer(t, "epoll", func(c *config.Config) {
+	for _, tr := range []string{config.TransportEpoll, config.TransportEpollUring} {
+		t.Run(tr, func(t *testing.T) { blockedWriterTimesOut(t, tr) })
+	}
+}
+
+func blockedWriterTimesOut(t *testing.T, tr string) {
+	s := startServer(t, tr, func(c *config.Config) {
 		c.Limits.WriteTimeout = time.Second
 		c.Limits.WriteBacklog = 64 << 20
 	})

@@ -11,6 +11,27 @@ import (
 // TestLoopCount checks which transport serves connections on a platform
 // with epoll and on one without: "auto" falls back to portable, "epoll"
 // without epoll is refused at startup, and TLS changes nothing.
+// TestUseUring: "auto" writes fan-out with io_uring where the kernel
+// allows it, "epoll+uring" always (and fails to start without it), "epoll"
+// never, nor of course "portable".
+func TestUseUring(t *testing.T) {
+	for _, tt := range []struct {
+		transport string
+		works     bool
+		want      bool
+	}{
+		{config.TransportAuto, true, true},
+		{config.TransportAuto, false, false},
+		{config.TransportEpollUring, false, true},
+		{config.TransportEpoll, true, false},
+		{config.TransportPortable, true, false},
+	} {
+		if got := useUring(tt.transport, func() bool { return tt.works }); got != tt.want {
+			t.Errorf("useUring(%q) where io_uring works: %v = %v, want %v", tt.transport, tt.works, got, tt.want)
+		}
+	}
+}
+
 func TestLoopCount(t *testing.T) {
 	tls := config.TLS{CertFile: "c.pem", KeyFile: "k.pem"}
 	tests := []struct {
@@ -31,14 +52,16 @@ func TestLoopCount(t *testing.T) {
 		{"portable", config.TransportPortable, config.TLS{}, 3, true, 0, false},
 		{"epoll", config.TransportEpoll, config.TLS{}, 2, true, 2, false},
 		{"epoll without epoll", config.TransportEpoll, config.TLS{}, 2, false, 0, true},
+		{"epoll+uring", config.TransportEpollUring, config.TLS{}, 2, true, 2, false},
+		{"epoll+uring without epoll", config.TransportEpollUring, config.TLS{}, 2, false, 0, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &config.Config{Transport: tt.transport, TLS: tt.tls, Loops: tt.loops}
 			got, err := loopCount(c, tt.epoll)
 			if tt.wantErr {
-				if err == nil || !strings.Contains(err.Error(), `transport "epoll"`) {
-					t.Fatalf("loopCount = %d, %v; want an error naming transport \"epoll\"", got, err)
+				if err == nil || !strings.Contains(err.Error(), `transport "`+tt.transport+`"`) {
+					t.Fatalf("loopCount = %d, %v; want an error naming transport %q", got, err, tt.transport)
 				}
 				return
 			}
