@@ -268,6 +268,11 @@ func (s *Server) MetricsAddr() string {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	errc := make(chan error, 2)
 	go func() { errc <- s.http.Serve(ln) }()
+	if s.poller != nil {
+		rctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go s.releaseAfterBursts(rctx)
+	}
 	if s.metricLn != nil {
 		go func() { errc <- s.metrics.Serve(s.metricLn) }()
 	}

@@ -20,14 +20,14 @@ func (s Call) clientEvent(msg pusher.Message) {
 		return
 	}
 	i := s.find(msg.Channel)
-	if i < 0 || s.subs[i].index == pending {
+	if i < 0 || s.subs()[i].index == pending {
 		s.sendError(0, "not subscribed to channel "+quote(msg.Channel))
 		return
 	}
 	if !s.withinRate() {
 		return
 	}
-	p := hub.Publication{Channels: []string{msg.Channel}, Event: msg.Event, Data: eventData(msg.Data), SocketID: s.SocketID(), UserID: s.subs[i].member}
+	p := hub.Publication{Channels: []string{msg.Channel}, Event: msg.Event, Data: eventData(msg.Data), SocketID: s.SocketID(), UserID: s.memberIn(s.subs()[i].ch)}
 	if err := s.env.Hub.Publish(s.app.ID, p); err != nil {
 		s.sendError(0, "client event not delivered: "+err.Error())
 	}

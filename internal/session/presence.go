@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/pusher"
@@ -65,4 +66,46 @@ func (s Call) member(channelData string) (m pusher.Member, err error) {
 		return m, errors.New("user_info is larger than the app allows")
 	}
 	return m, nil
+}
+
+// presenceJoin is a presence channel the connection joined, with the user id it
+// joined as.
+type presenceJoin struct {
+	ch *hub.Channel
+	id string
+}
+
+// memberIn returns the user id the connection joined ch as, or "" when ch
+// is not a presence channel it has joined.
+func (s *Session) memberIn(ch *hub.Channel) string {
+	if s.x != nil {
+		for _, m := range s.x.members {
+			if m.ch == ch {
+				return m.id
+			}
+		}
+	}
+	return ""
+}
+
+// joinedAs records that the connection joined presence channel ch as user id.
+func (s Call) joinedAs(ch *hub.Channel, id string) {
+	x := s.ext()
+	x.members = append(x.members, presenceJoin{ch, id})
+}
+
+// leftAs forgets the member the connection joined ch as and returns its
+// user id, or "" when it has none there.
+func (s Call) leftAs(ch *hub.Channel) string {
+	if s.x == nil {
+		return ""
+	}
+	for i, m := range s.x.members {
+		if m.ch == ch {
+			s.x.members = slices.Delete(s.x.members, i, i+1)
+			s.tidy()
+			return m.id
+		}
+	}
+	return ""
 }

@@ -52,9 +52,12 @@ func (e *Env) CacheMiss(app, channel string) {
 // so it holds only what is the connection's own: what every connection
 // shares (Env) and the transport itself are lent to each call (On).
 type Session struct {
-	app    *config.App
-	seq    uint64
-	subs   []subscription
+	app *config.App
+	seq uint64
+	// one and more hold the subscriptions (see subs.go): one while the
+	// connection has never held two at a time, more from then on.
+	one    [1]subscription
+	more   *[]subscription
 	x      *extra // the signed-in user and what waits for the store, or nil
 	rate   window
 	closed bool
@@ -67,10 +70,11 @@ type Session struct {
 
 // subscription is one channel the connection has joined.
 type subscription struct {
-	ch     *hub.Channel
-	index  int32  // position in the channel's list for our shard
-	wait   uint16 // a pending subscription's wait (see whenReady)
-	member string // presence user id; "" on other channels
+	ch    *hub.Channel
+	index int32  // position in the channel's list for our shard
+	wait  uint16 // a pending subscription's wait (see whenReady)
+	// A presence channel's member is kept apart (extra.members), so that
+	// a subscription is 16 bytes.
 }
 
 // Call is a session at work: its state plus the environment and transport
@@ -123,7 +127,7 @@ func (s Call) Disable(appID string) {
 // hub.Subscriber).
 func (s *Session) Moved(ch *hub.Channel, index int) {
 	if i := s.find(ch.Name()); i >= 0 {
-		s.subs[i].index = int32(index)
+		s.subs()[i].index = int32(index)
 	}
 }
 
@@ -162,14 +166,14 @@ func (s Call) Closed() {
 		return
 	}
 	s.closed = true // from now on the set keeps its layout while it empties
-	for i := 0; i < len(s.subs); {
-		if s.subs[i].ch == nil {
+	for i := 0; i < len(s.subs()); {
+		if s.subs()[i].ch == nil {
 			i++
 			continue
 		}
 		s.leave(i) // moves another subscription into i, or empties it
 	}
-	s.subs = nil
+	s.one[0], s.more = subscription{}, nil
 	s.signout()
 	s.x = nil
 	s.tellClosed()

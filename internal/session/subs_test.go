@@ -50,7 +50,7 @@ func TestSubscriptionSet(t *testing.T) {
 		}
 	}
 	if s.hashed() {
-		t.Errorf("an empty set kept a table of %d slots", len(s.subs))
+		t.Errorf("an empty set kept a table of %d slots", len(s.subs()))
 	}
 }
 
@@ -67,15 +67,15 @@ func checkSet(t *testing.T, s *Session, channels []*hub.Channel, model map[*hub.
 		switch {
 		case ok != (i >= 0):
 			t.Fatalf("%s: found at %d, in the model: %v", ch.Name(), i, ok)
-		case ok && (s.subs[i].ch != ch || s.subs[i].index != want):
-			t.Fatalf("%s: entry %+v, want index %d", ch.Name(), s.subs[i], want)
+		case ok && (s.subs()[i].ch != ch || s.subs()[i].index != want):
+			t.Fatalf("%s: entry %+v, want index %d", ch.Name(), s.subs()[i], want)
 		}
 	}
 	if int(s.nsubs) != len(model) || int(s.nclient) != client {
 		t.Fatalf("counts %d and %d client, want %d and %d", s.nsubs, s.nclient, len(model), client)
 	}
-	if s.hashed() && 4*int(s.nsubs) > 3*len(s.subs) {
-		t.Fatalf("table of %d slots holds %d", len(s.subs), s.nsubs)
+	if s.hashed() && 4*int(s.nsubs) > 3*len(s.subs()) {
+		t.Fatalf("table of %d slots holds %d", len(s.subs()), s.nsubs)
 	}
 }
 

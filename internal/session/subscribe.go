@@ -21,10 +21,10 @@ func (s Call) subscribe(msg pusher.Message) {
 	}
 	name := req.Channel
 	if i := s.find(name); i >= 0 {
-		if sub := s.subs[i]; sub.index != pending {
+		if sub := s.subs()[i]; sub.index != pending {
 			var self *hub.Member
-			if sub.member != "" {
-				self = &hub.Member{ID: sub.member}
+			if id := s.memberIn(sub.ch); id != "" {
+				self = &hub.Member{ID: id}
 			}
 			s.succeeded(sub.ch, s.env.Hub.Snapshot(sub.ch, self).Members)
 		}
@@ -75,7 +75,7 @@ func (s Call) join(name string) {
 }
 
 // pending is the index of a subscription whose channel is not ready yet:
-// it is in s.subs (so a repeated subscribe, an unsubscribe or the close
+// it is in the set (so a repeated subscribe, an unsubscribe or the close
 // find it) but not in the hub's lists.
 const pending = -1
 
@@ -100,7 +100,7 @@ func (s Call) whenReady(ch *hub.Channel, f func(wait uint16)) {
 // pendingIndex returns the index of the pending subscription to channel,
 // or -1.
 func (s Call) pendingIndex(channel string) int {
-	if i := s.find(channel); i >= 0 && s.subs[i].index == pending {
+	if i := s.find(channel); i >= 0 && s.subs()[i].index == pending {
 		return i
 	}
 	return -1
@@ -109,7 +109,7 @@ func (s Call) pendingIndex(channel string) int {
 // isPending reports whether wait w for ch is still under way.
 func (s Call) isPending(ch *hub.Channel, w uint16) bool {
 	i := s.find(ch.Name())
-	return i >= 0 && s.subs[i].ch == ch && s.subs[i].index == pending && s.subs[i].wait == w
+	return i >= 0 && s.subs()[i].ch == ch && s.subs()[i].index == pending && s.subs()[i].wait == w
 }
 
 // dropPending ends wait w for ch and reports whether it was under way;
@@ -136,11 +136,10 @@ func (s Call) forget(i int) {
 // where the app wants counts. Then the messages that waited are handled.
 func (s Call) joined(ch *hub.Channel, self *hub.Member) {
 	j := s.env.Hub.AttachNew(ch, s.conn.Shard(), s.conn, self)
-	member := ""
 	if self != nil {
-		member = self.ID
+		s.joinedAs(ch, self.ID)
 	}
-	s.add(subscription{ch: ch, index: int32(j.Index), member: member})
+	s.add(subscription{ch: ch, index: int32(j.Index)})
 	s.tellSubscribed(ch.Name())
 	s.succeeded(ch, j.Members)
 	if name := ch.Name(); pusher.KindOf(name).IsCache() {
@@ -156,9 +155,9 @@ func (s Call) joined(ch *hub.Channel, self *hub.Member) {
 }
 
 // attach adds the connection to ch's subscribers; ch was acquired for it.
-func (s Call) attach(ch *hub.Channel, member string) {
+func (s Call) attach(ch *hub.Channel) {
 	index := s.env.Hub.Attach(ch, s.conn.Shard(), s.conn)
-	s.add(subscription{ch: ch, index: int32(index), member: member})
+	s.add(subscription{ch: ch, index: int32(index)})
 	s.tellSubscribed(ch.Name())
 }
 
@@ -212,7 +211,7 @@ func (s Call) unsubscribe(msg pusher.Message) {
 // leave drops subscription i, announcing a presence member's departure when
 // this was the user's last connection in the channel.
 func (s Call) leave(i int) {
-	sub := s.subs[i]
+	sub := s.subs()[i]
 	h := s.env.Hub
 	if sub.index == pending {
 		s.forget(i)
@@ -222,8 +221,8 @@ func (s Call) leave(i int) {
 	s.remove(i)
 	s.tellUnsubscribed(sub.ch.Name())
 	h.Detach(sub.ch, s.conn.Shard(), int(sub.index))
-	if sub.member != "" {
-		h.Leave(sub.ch, sub.member)
+	if id := s.leftAs(sub.ch); id != "" {
+		h.Leave(sub.ch, id)
 	}
 	h.Release(sub.ch)
 	s.countChanged(sub.ch)

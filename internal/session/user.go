@@ -77,7 +77,7 @@ func (s Call) afterSignin(userData string, watchlist []string, err error) {
 // server-to-user channel.
 func (s Call) becomeUser(id string, info json.RawMessage) {
 	s.ext().user = &user{id: id, info: info}
-	s.attach(s.env.Hub.Acquire(s.app.ID, hub.ServerToUserPrefix+id), "")
+	s.attach(s.env.Hub.Acquire(s.app.ID, hub.ServerToUserPrefix+id))
 }
 
 // dropUser undoes becomeUser after a sign-in the store did not take.
@@ -103,7 +103,7 @@ func (s Call) watch(ids []string) {
 	}
 	h := s.env.Hub
 	for _, id := range ids {
-		s.attach(h.Acquire(s.app.ID, hub.WatchlistPrefix+id), "")
+		s.attach(h.Acquire(s.app.ID, hub.WatchlistPrefix+id))
 	}
 	s.x.signing = awaitingWatchlist
 	h.Online(s.app.ID, ids, s.conn.Shard(), func(online []string, err error) {

@@ -17,10 +17,11 @@ import (
 // waits for the store.
 type extra struct {
 	user    *user
-	signing signing // how far a sign-in is
-	pending int     // subscriptions whose join waits (see whenReady)
-	held    []held  // messages that wait, in the order they came
-	size    int     // bytes in held
+	signing signing        // how far a sign-in is
+	pending int            // subscriptions whose join waits (see whenReady)
+	held    []held         // messages that wait, in the order they came
+	size    int            // bytes in held
+	members []presenceJoin // the presence channels joined, with the user id
 }
 
 // signing is how far a sign-in is: every message waits until it is done.
@@ -55,7 +56,7 @@ func (s Call) ext() *extra {
 
 // tidy frees s.x when it holds nothing.
 func (s Call) tidy() {
-	if x := s.x; x != nil && x.user == nil && x.signing == noSignin && x.pending == 0 && len(x.held) == 0 {
+	if x := s.x; x != nil && x.user == nil && x.signing == noSignin && x.pending == 0 && len(x.held) == 0 && len(x.members) == 0 {
 		s.x = nil
 	}
 }

@@ -1,6 +1,7 @@
 package wheel
 
 import (
+	"runtime"
 	"testing"
 	"time"
 )
@@ -50,5 +51,32 @@ func BenchmarkAdvance(b *testing.B) {
 		now += sec
 		w.Advance(now, resched)
 		_ = w.NextTimeout(now)
+	}
+}
+
+// BenchmarkIDBytes reports the heap bytes per id of a wheel whose ids rise
+// from 0, as a loop's connection slots do: the mean over 5,000 to 20,000
+// ids, so that it does not depend on where one count falls among the steps
+// of growth.
+func BenchmarkIDBytes(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		var sum float64
+		var steps int
+		for n := 5000; n <= 20000; n += 500 {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			w := New(time.Second, 512, 0)
+			for id := int32(0); id < int32(n); id++ {
+				w.Schedule(id, int64(id%150+1)*sec)
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			sum += float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
+			steps++
+			runtime.KeepAlive(w)
+		}
+		b.ReportMetric(sum/float64(steps), "B/id")
 	}
 }

@@ -111,10 +111,12 @@ func (w *Wheel) listFor(at int64) int {
 	return int(ceilDiv(at, w.tick) & w.mask)
 }
 
-// grow extends the per-id arrays to hold at least n ids, doubling so that a
-// rising id costs amortised O(1).
+// grow extends the per-id arrays to hold at least n ids, by a quarter so
+// that a rising id costs amortised O(1) while the arrays, 16 bytes per id
+// and one id per connection of a loop, stay at most a quarter larger than
+// needed (doubling left them half empty after the step past a power of two).
 func (w *Wheel) grow(n int) {
-	n = max(n, 2*len(w.prev), 64)
+	n = max(n, len(w.prev)+len(w.prev)/4, 64)
 	old := len(w.prev)
 	w.next = append(w.next, make([]int32, n-old)...)
 	w.prev = append(w.prev, make([]int32, n-old)...)
