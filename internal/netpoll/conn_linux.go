@@ -146,14 +146,14 @@ func (c *conn) write(frame []byte) {
 func (c *conn) writeRaw(frame []byte) {
 	l := c.l
 	if c.flags&fDead != 0 { // a TLS close_notify at release: one try
-		unix.Write(int(c.fd), frame)
+		writeFD(int(c.fd), frame)
 		return
 	}
 	if c.backlogged() {
 		c.queue(frame)
 		return
 	}
-	n, err := unix.Write(int(c.fd), frame)
+	n, err := writeFD(int(c.fd), frame)
 	if err != nil && err != unix.EAGAIN && err != unix.EINTR {
 		l.kill(c, connstats.Error)
 		return
@@ -205,7 +205,7 @@ func (c *conn) flush() {
 		return
 	}
 	x := c.x
-	n, err := unix.Write(int(c.fd), x.backlog)
+	n, err := writeFD(int(c.fd), x.backlog)
 	if err == unix.EAGAIN || err == unix.EINTR {
 		return
 	}
@@ -246,7 +246,7 @@ func (c *conn) read() {
 		return
 	}
 	l := c.l
-	n, err := unix.Read(int(c.fd), l.buf)
+	n, err := readFD(int(c.fd), l.buf)
 	if err == unix.EAGAIN || err == unix.EINTR {
 		return
 	}
@@ -268,12 +268,15 @@ func (c *conn) decode(data []byte) {
 		c.x.pending = append(c.x.pending, data...)
 		data = c.x.pending
 	}
-	var frag []byte
+	l := c.l
+	l.frag = nil
 	if c.x != nil {
-		frag = c.x.frag
+		l.frag = c.x.frag
 	}
-	c.l.budget = turnBudget
-	n, err := ws.Decode(&c.ws, data, c.l.cfg.Policy.MaxMessage, &frag, c)
+	l.budget = turnBudget
+	n, err := ws.Decode(&c.ws, data, l.cfg.Policy.MaxMessage, &l.frag, c)
+	frag := l.frag
+	l.frag = nil
 	if frag != nil || c.x != nil {
 		c.ext().frag = frag
 	}
