@@ -111,6 +111,14 @@ type PerConn struct {
 	// cost of an idle connection recurs once per activity timeout).
 	CPU        float64 `json:"cpu_us_per_s"`
 	CPUDefault float64 `json:"cpu_us_per_s_at_120s"`
+	// Exchange is the same cost per ping exchange, µs: a connection has
+	// one (the client's ping, the server's pong, one timing-wheel visit)
+	// per activity timeout, so it is CPU times the activity timeout.
+	// ExchangeUser and ExchangeSystem split it into roost's own code with
+	// the Go runtime and the kernel (zeros when /proc was not read).
+	Exchange       float64 `json:"cpu_us_per_exchange"`
+	ExchangeUser   float64 `json:"cpu_us_per_exchange_user,omitempty"`
+	ExchangeSystem float64 `json:"cpu_us_per_exchange_system,omitempty"`
 	// CPUBelowNoise is set when the server used no more CPU while holding
 	// the connections than before them: the cost is below what the windows
 	// resolve, and CPU and CPUDefault are reported as 0, never negative.
@@ -225,6 +233,14 @@ func (r *IdleResult) compute() {
 	}
 	r.PerConn.CPU = extra / n * 1e6
 	r.PerConn.CPUDefault = scaleCPU(r.PerConn.CPU, r.ActivityTimeout)
+	r.PerConn.Exchange = r.PerConn.CPU * r.ActivityTimeout
+	hu, hs := splitRate(r.Hold[0], r.Hold[1])
+	bu, bs := splitRate(r.Baseline[0], r.Baseline[1])
+	if hu+hs > 0 && bu+bs > 0 {
+		perExchange := r.ActivityTimeout / n * 1e6
+		r.PerConn.ExchangeUser = (hu - bu) * perExchange
+		r.PerConn.ExchangeSystem = (hs - bs) * perExchange
+	}
 }
 
 // scaleCPU converts µs/s per connection measured at activity timeout t
@@ -261,8 +277,19 @@ func (r *IdleResult) Table() string {
 	rows = append(rows,
 		[2]string{"CPU per connection", fmt.Sprintf("%.3f µs/s at activity_timeout %.0f s", pc.CPU, r.ActivityTimeout)},
 		[2]string{"  at 120 s (derived)", fmt.Sprintf("%.3f µs/s", pc.CPUDefault)},
+		[2]string{"CPU per ping exchange", exchange(pc)},
 	)
 	return table(rows)
+}
+
+// exchange formats the CPU of one ping exchange, split into user and
+// system time when /proc was read.
+func exchange(pc PerConn) string {
+	s := fmt.Sprintf("%.1f µs", pc.Exchange)
+	if pc.ExchangeUser != 0 || pc.ExchangeSystem != 0 {
+		s += fmt.Sprintf(" (%.1f µs user, %.1f µs system)", pc.ExchangeUser, pc.ExchangeSystem)
+	}
+	return s
 }
 
 // kb formats bytes as KB of 1,024 bytes, the unit RSS targets use.

@@ -67,3 +67,25 @@ func TestIdlePlanSaysHowLong(t *testing.T) {
 		t.Fatalf("plan:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestIdleCPUPerExchange: every connection has one ping exchange per
+// activity timeout, so the CPU of one is the CPU per connection times the
+// timeout, split as /proc splits the process's time.
+func TestIdleCPUPerExchange(t *testing.T) {
+	r := idleResult(0.01, 0.03) // 2 µs/s per connection at 10 s
+	proc := func(w *[2]Sample, user, system float64) {
+		w[0].Proc = &ProcStat{}
+		w[1].Proc = &ProcStat{UserSeconds: user, SystemSeconds: system, CPUSeconds: user + system}
+	}
+	proc(&r.Baseline, 0.005, 0.005)
+	proc(&r.Hold, 0.01, 0.02)
+	r.compute()
+	pc := r.PerConn
+	near := func(got, want float64) bool { return got-want < 1e-9 && want-got < 1e-9 }
+	if !near(pc.Exchange, 20) || !near(pc.ExchangeUser, 5) || !near(pc.ExchangeSystem, 15) {
+		t.Fatalf("per exchange %v µs (%v user, %v system); want 20 (5, 15)", pc.Exchange, pc.ExchangeUser, pc.ExchangeSystem)
+	}
+	if table := r.Table(); !strings.Contains(table, "20.0 µs (5.0 µs user, 15.0 µs system)") {
+		t.Fatalf("table lacks the exchange:\n%s", table)
+	}
+}

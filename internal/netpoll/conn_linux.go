@@ -149,14 +149,14 @@ func (c *conn) write(frame []byte) {
 // writeRaw writes bytes to the socket now and keeps what it refuses.
 func (c *conn) writeRaw(frame []byte) {
 	if c.flags&fDead != 0 { // a TLS close_notify at release: one try
-		unix.Write(int(c.fd), frame)
+		writeFD(int(c.fd), frame)
 		return
 	}
 	if c.backlogged() {
 		c.queue(frame)
 		return
 	}
-	n, err := unix.Write(int(c.fd), frame)
+	n, err := writeFD(int(c.fd), frame)
 	c.wrote(frame, n, err)
 }
 
@@ -216,7 +216,7 @@ func (c *conn) flush() {
 		return
 	}
 	x := c.x
-	n, err := unix.Write(int(c.fd), x.backlog)
+	n, err := writeFD(int(c.fd), x.backlog)
 	if err == unix.EAGAIN || err == unix.EINTR {
 		return
 	}
@@ -257,7 +257,7 @@ func (c *conn) read() {
 		return
 	}
 	l := c.l
-	n, err := unix.Read(int(c.fd), l.buf)
+	n, err := readFD(int(c.fd), l.buf)
 	if err == unix.EAGAIN || err == unix.EINTR {
 		return
 	}
@@ -279,12 +279,15 @@ func (c *conn) decode(data []byte) {
 		c.x.pending = append(c.x.pending, data...)
 		data = c.x.pending
 	}
-	var frag []byte
+	l := c.l
+	l.frag = nil
 	if c.x != nil {
-		frag = c.x.frag
+		l.frag = c.x.frag
 	}
-	c.l.budget = turnBudget
-	n, err := ws.Decode(&c.ws, data, c.l.cfg.Policy.MaxMessage, &frag, c)
+	l.budget = turnBudget
+	n, err := ws.Decode(&c.ws, data, l.cfg.Policy.MaxMessage, &l.frag, c)
+	frag := l.frag
+	l.frag = nil
 	if frag != nil || c.x != nil {
 		c.ext().frag = frag
 	}

@@ -146,7 +146,7 @@ func (l *loop) handshaking(fd int, from netip.Addr) {
 // readHead reads the request head so far, and decides once it is whole.
 func (c *conn) readHead() {
 	l, x := c.l, c.x
-	n, err := unix.Read(int(c.fd), l.buf)
+	n, err := readFD(int(c.fd), l.buf)
 	if err == unix.EAGAIN || err == unix.EINTR {
 		return
 	}
@@ -240,7 +240,7 @@ func (c *conn) handoff() {
 // answer writes a refusal and closes the connection; what the socket does
 // not take at once is dropped, as the client is being turned away.
 func (c *conn) answer(b []byte) {
-	unix.Write(int(c.fd), b)
+	writeFD(int(c.fd), b)
 	unix.Shutdown(int(c.fd), unix.SHUT_WR)
 	c.l.kill(c, 0)
 }

@@ -56,7 +56,8 @@ type loop struct {
 	log   *slog.Logger
 	shard int
 	epfd  int
-	efd   int // eventfd that wakes epoll_wait for the inbox
+	efd   int     // eventfd that wakes epoll_wait for the inbox
+	waits *waiter // parks the loop in Go's poller (wait_linux.go); nil: epoll_wait blocks
 
 	// Owned by the loop goroutine.
 	conns    []*conn     // by slot
@@ -67,6 +68,7 @@ type loop struct {
 	now      int64 // Unix nanoseconds at the last wake-up
 	dying    []*conn
 	budget   int     // what the connection being decoded may still spend this turn
+	frag     []byte  // the fragment buffer of the connection being decoded: a slot whose address does not escape per call
 	deferred []*conn // connections whose read input waits for the next turn
 	resuming []*conn // the previous turn's deferred, being resumed
 	draining bool
@@ -115,6 +117,7 @@ func newLoop(cfg *Config, shard int) (*loop, error) {
 	now := time.Now().UnixNano()
 	l := &loop{
 		cfg: cfg, log: log, shard: shard, epfd: epfd, efd: efd,
+		waits: newWaiter(epfd),
 		wheel: wheel.New(time.Second, 512, now), buf: make([]byte, readBufferSize), now: now,
 		drained: make(chan struct{}), stopped: make(chan struct{}),
 	}
@@ -128,6 +131,9 @@ func newLoop(cfg *Config, shard int) (*loop, error) {
 }
 
 func (l *loop) closeFDs() {
+	if l.waits != nil {
+		l.waits.f.Close() // first, so that Go's poller forgets the epoll instance
+	}
 	l.closeUring()
 	unix.Close(l.epfd)
 	unix.Close(l.efd)
@@ -155,7 +161,7 @@ func (l *loop) run() {
 	defer close(l.stopped)
 	events := make([]unix.EpollEvent, 256)
 	for {
-		n, err := unix.EpollWait(l.epfd, events, l.timeout())
+		n, err := l.wait(events, l.wakeAt())
 		if err != nil && err != unix.EINTR {
 			l.log.Error("epoll_wait failed; loop stops", "err", err)
 			return
@@ -175,16 +181,18 @@ func (l *loop) run() {
 	}
 }
 
-// timeout is how long epoll_wait may sleep, in milliseconds.
-func (l *loop) timeout() int {
+// wakeAt is when the loop must wake if no event comes first, Unix ns: 0
+// for never, now when it must not sleep.
+func (l *loop) wakeAt() int64 {
+	now := time.Now().UnixNano()
 	if len(l.deferred) > 0 {
-		return 0 // input is waiting: look for others' events without sleeping
+		return now // input is waiting: look for others' events without sleeping
 	}
-	d := l.wheel.NextTimeout(time.Now().UnixNano())
+	d := l.wheel.NextTimeout(now)
 	if d < 0 {
-		return -1
+		return 0
 	}
-	return int((d + time.Millisecond - 1) / time.Millisecond)
+	return now + int64(d)
 }
 
 // event handles one epoll event; it reports whether the loop must stop.
@@ -212,7 +220,7 @@ func (l *loop) event(ev unix.EpollEvent) bool {
 // drain runs every queued op; it reports whether the loop must stop.
 func (l *loop) drain() bool {
 	var b [8]byte
-	unix.Read(l.efd, b[:])
+	readFD(l.efd, b[:])
 	l.signaled.Store(false)
 	l.mu.Lock()
 	ops := l.inbox

@@ -54,7 +54,7 @@ func (c *conn) tls() *tls.Conn { return c.l.tlsConns[c.slot] }
 
 // readRaw reads the socket for crypto/tls (Stream.Read).
 func (c *conn) readRaw(p []byte) (int, error) {
-	n, err := unix.Read(int(c.fd), p)
+	n, err := readFD(int(c.fd), p)
 	switch {
 	case err == unix.EAGAIN || err == unix.EINTR:
 		return 0, errWouldBlock
