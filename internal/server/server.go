@@ -47,6 +47,7 @@ type Server struct {
 	log       *slog.Logger
 	hub       *hub.Hub
 	poller    *netpoll.Poller // nil when every connection is served by portable
+	uring     bool            // the loops write fan-out with io_uring
 	portable  *portable.Transport
 	http      *http.Server
 	stats     connstats.Stats      // the epoll loops' counters
@@ -99,8 +100,9 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	pol := policy(s.cfg)
 	s.portable = portable.New(portable.Config{Shard: loops, Hub: s.hub, Env: env, Policy: pol, Logger: s.limitedLog})
 	if loops > 0 {
+		s.uring = useUring(s.cfg.Transport, netpoll.UringWorks)
 		p, err := netpoll.New(netpoll.Config{Loops: loops, Hub: s.hub, Env: env, Policy: pol, Logger: s.limitedLog, Stats: &s.stats, OnClose: s.socketClosed,
-			Uring: useUring(s.cfg.Transport, netpoll.UringWorks)})
+			Uring: s.uring})
 		if err != nil {
 			s.closeWebhooks(context.Background())
 			return nil, fmt.Errorf("server: starting epoll loops: %w", err)
@@ -179,12 +181,16 @@ func useUring(transport string, works func() bool) bool {
 	return false
 }
 
-// Transport names the transport serving new connections.
+// Transport names the transport serving new connections: "epoll",
+// "epoll+uring" when the loops write fan-out with io_uring, or "portable".
 func (s *Server) Transport() string {
-	if s.poller != nil {
-		return "epoll"
+	switch {
+	case s.poller != nil && s.uring:
+		return config.TransportEpollUring
+	case s.poller != nil:
+		return config.TransportEpoll
 	}
-	return "portable"
+	return config.TransportPortable
 }
 
 func (s *Server) routes() http.Handler {

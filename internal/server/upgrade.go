@@ -33,7 +33,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fd := -1
-	if s.Transport() == "epoll" {
+	if s.poller != nil {
 		var err error
 		if fd, err = netpoll.Dup(socketConn(r)); err != nil {
 			s.gate.Refuse(admission.Descriptors)
