@@ -17,8 +17,9 @@ import (
 // The queries wait for shared state at most until ctx ends (the request's
 // context) and a bound of their own; an error means it did not answer.
 type Backend interface {
-	// Publish delivers p to the subscribers of its channels.
-	Publish(appID string, p hub.Publication) error
+	// PublishStored delivers p to the subscribers of its channels and
+	// returns once it is in the shared store, or after a bound of its own.
+	PublishStored(ctx context.Context, appID string, p hub.Publication) error
 	// Channel reports one channel, occupied or not.
 	Channel(ctx context.Context, appID, name string) (hub.ChannelStats, error)
 	// Channels reports the occupied channels whose names start with prefix.

@@ -45,7 +45,7 @@ type fakeBackend struct {
 
 var _ Backend = (*fakeBackend)(nil)
 
-func (b *fakeBackend) Publish(appID string, p hub.Publication) error {
+func (b *fakeBackend) PublishStored(_ context.Context, appID string, p hub.Publication) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.publishErr != nil {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -40,7 +41,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, req *request) e
 	if err := h.allowEvents(req.app, len(ev.Channels)); err != nil {
 		return err
 	}
-	if err := h.publish(req.app.ID, &ev); err != nil {
+	if err := h.publish(r.Context(), req.app.ID, &ev); err != nil {
 		return err
 	}
 	if ev.attrs == 0 {
@@ -68,7 +69,7 @@ func (h *handler) batchEvents(w http.ResponseWriter, r *http.Request, req *reque
 		return err
 	}
 	for i := range b.Batch {
-		if err := h.publish(req.app.ID, &b.Batch[i]); err != nil {
+		if err := h.publish(r.Context(), req.app.ID, &b.Batch[i]); err != nil {
 			return err
 		}
 	}
@@ -115,14 +116,14 @@ func (h *handler) writeBatchInfo(w http.ResponseWriter, r *http.Request, appID s
 }
 
 // publish hands a validated event to the backend.
-func (h *handler) publish(appID string, ev *eventBody) error {
+func (h *handler) publish(ctx context.Context, appID string, ev *eventBody) error {
 	p := hub.Publication{
 		Channels: ev.Channels,
 		Event:    ev.Name,
 		Data:     ev.Data.s,
 		SocketID: ev.SocketID,
 	}
-	if err := h.cfg.Backend.Publish(appID, p); err != nil {
+	if err := h.cfg.Backend.PublishStored(ctx, appID, p); err != nil {
 		return fmt.Errorf("publishing %q for app %s: %w", ev.Name, appID, err)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"context"
 	"strings"
 
 	"github.com/roostproject/roost/internal/pusher"
@@ -21,6 +22,29 @@ func (h *Hub) Publish(app string, p Publication) error {
 		if err := h.broker.Publish(m); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// PublishStored is Publish for the HTTP API: it returns once the broker has
+// written p to the shared store, so that a subscriber on any node after the
+// answer gets it as the cached event, as on one node. It waits at most
+// StoreWait (and until ctx ends): then p stays queued, delivered here.
+func (h *Hub) PublishStored(ctx context.Context, app string, p Publication) error {
+	if err := h.Publish(app, p); err != nil {
+		return err
+	}
+	s, ok := h.broker.(Storer)
+	if !ok {
+		return nil
+	}
+	done := make(chan struct{}, 1)
+	s.Stored(func() { done <- struct{}{} })
+	ctx, cancel := h.bounded(ctx)
+	defer cancel()
+	select {
+	case <-done:
+	case <-ctx.Done():
 	}
 	return nil
 }
