@@ -12,8 +12,7 @@ import (
 
 // cacheRounds is how many publish-then-read rounds TestPublishedMeansCached
 // makes: while the API answered before the store had the write, the other
-// node's cache lagged a 200 within a few hundred rounds (a Redis Cluster's
-// and NATS's did; a single Redis's seldom).
+// node's cache lagged a 200 within a few hundred rounds, on every backend.
 const cacheRounds = 500
 
 // TestPublishedMeansCached: once the HTTP API of node A answers 200 to a
