@@ -17,9 +17,11 @@ import (
 // The queries wait for shared state at most until ctx ends (the request's
 // context) and a bound of their own; an error means it did not answer.
 type Backend interface {
-	// PublishStored delivers p to the subscribers of its channels and
-	// returns once it is in the shared store, or after a bound of its own.
-	PublishStored(ctx context.Context, appID string, p hub.Publication) error
+	// Publish delivers p to the subscribers of its channels.
+	Publish(appID string, p hub.Publication) error
+	// WaitStored returns once what was published before it is in the
+	// shared store of a cluster, or after a bound of its own.
+	WaitStored(ctx context.Context)
 	// Channel reports one channel, occupied or not.
 	Channel(ctx context.Context, appID, name string) (hub.ChannelStats, error)
 	// Channels reports the occupied channels whose names start with prefix.

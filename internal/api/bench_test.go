@@ -24,7 +24,8 @@ func (w *discardWriter) WriteHeader(code int)        { w.code = code }
 // nopBackend accepts every publication and knows no channel.
 type nopBackend struct{}
 
-func (nopBackend) PublishStored(context.Context, string, hub.Publication) error { return nil }
+func (nopBackend) Publish(string, hub.Publication) error { return nil }
+func (nopBackend) WaitStored(context.Context)            {}
 func (nopBackend) Channel(_ context.Context, _, name string) (hub.ChannelStats, error) {
 	return hub.ChannelStats{Name: name}, nil
 }

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -41,9 +40,10 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, req *request) e
 	if err := h.allowEvents(req.app, len(ev.Channels)); err != nil {
 		return err
 	}
-	if err := h.publish(r.Context(), req.app.ID, &ev); err != nil {
+	if err := h.publish(req.app.ID, &ev); err != nil {
 		return err
 	}
+	h.cfg.Backend.WaitStored(r.Context())
 	if ev.attrs == 0 {
 		return writeEmpty(w)
 	}
@@ -69,10 +69,11 @@ func (h *handler) batchEvents(w http.ResponseWriter, r *http.Request, req *reque
 		return err
 	}
 	for i := range b.Batch {
-		if err := h.publish(r.Context(), req.app.ID, &b.Batch[i]); err != nil {
+		if err := h.publish(req.app.ID, &b.Batch[i]); err != nil {
 			return err
 		}
 	}
+	h.cfg.Backend.WaitStored(r.Context())
 	return h.writeBatchInfo(w, r, req.app.ID, b.Batch)
 }
 
@@ -116,14 +117,14 @@ func (h *handler) writeBatchInfo(w http.ResponseWriter, r *http.Request, appID s
 }
 
 // publish hands a validated event to the backend.
-func (h *handler) publish(ctx context.Context, appID string, ev *eventBody) error {
+func (h *handler) publish(appID string, ev *eventBody) error {
 	p := hub.Publication{
 		Channels: ev.Channels,
 		Event:    ev.Name,
 		Data:     ev.Data.s,
 		SocketID: ev.SocketID,
 	}
-	if err := h.cfg.Backend.PublishStored(ctx, appID, p); err != nil {
+	if err := h.cfg.Backend.Publish(appID, p); err != nil {
 		return fmt.Errorf("publishing %q for app %s: %w", ev.Name, appID, err)
 	}
 	return nil

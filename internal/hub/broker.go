@@ -39,7 +39,7 @@ type Broker interface {
 // once, when everything this node published and cached before the call is
 // in the store; at once while the store is known unreachable or the node's
 // queue is full. It must not block. An HTTP API publish waits for it (see
-// PublishStored); events from the loops never do.
+// WaitStored); events from the loops never do.
 type Storer interface {
 	Stored(done func())
 }

@@ -26,17 +26,16 @@ func (h *Hub) Publish(app string, p Publication) error {
 	return nil
 }
 
-// PublishStored is Publish for the HTTP API: it returns once the broker has
-// written p to the shared store, so that a subscriber on any node after the
-// answer gets it as the cached event, as on one node. It waits at most
-// StoreWait (and until ctx ends): then p stays queued, delivered here.
-func (h *Hub) PublishStored(ctx context.Context, app string, p Publication) error {
-	if err := h.Publish(app, p); err != nil {
-		return err
-	}
+// WaitStored is what the HTTP API does after its publishes: it returns once
+// the broker has written everything this node published before the call to
+// the shared store, so that a subscriber on any node after the answer gets
+// the last one as the cached event, as on one node. It waits at most
+// StoreWait (and until ctx ends): then the publications stay queued, already
+// delivered here. A batch waits once, after its last event.
+func (h *Hub) WaitStored(ctx context.Context) {
 	s, ok := h.broker.(Storer)
 	if !ok {
-		return nil
+		return
 	}
 	done := make(chan struct{}, 1)
 	s.Stored(func() { done <- struct{}{} })
@@ -46,7 +45,6 @@ func (h *Hub) PublishStored(ctx context.Context, app string, p Publication) erro
 	case <-done:
 	case <-ctx.Done():
 	}
-	return nil
 }
 
 // Deliver fans m out to this node's subscribers: it encodes m once and posts

@@ -15,9 +15,10 @@ type storing struct {
 
 func (s storing) Stored(done func()) { s.marks <- done }
 
-// TestPublishStoredWaitsForTheStore: the API's publish returns once the
-// broker's store has it, and after StoreWait when the store never answers.
-func TestPublishStoredWaitsForTheStore(t *testing.T) {
+// TestWaitStoredWaitsForTheStore: the API's wait after a publish returns
+// once the broker's store has it, and after StoreWait when the store never
+// answers.
+func TestWaitStoredWaitsForTheStore(t *testing.T) {
 	for _, wait := range []time.Duration{time.Hour, time.Millisecond} {
 		h := New(Config{Shards: 1, Encode: rawEncode, StoreWait: wait}, 7)
 		b := storing{MemoryBroker: NewMemoryBroker(h.Deliver), marks: make(chan func(), 1)}
@@ -25,9 +26,10 @@ func TestPublishStoredWaitsForTheStore(t *testing.T) {
 		var stored atomic.Bool
 		returned := make(chan bool, 1)
 		go func() {
-			if err := h.PublishStored(context.Background(), "app", Publication{Channels: []string{"cache-x"}, Event: "e", Data: "d"}); err != nil {
+			if err := h.Publish("app", Publication{Channels: []string{"cache-x"}, Event: "e", Data: "d"}); err != nil {
 				t.Error(err)
 			}
+			h.WaitStored(context.Background())
 			returned <- stored.Load()
 		}()
 		mark := <-b.marks
