@@ -19,6 +19,9 @@ import (
 type Backend interface {
 	// Publish delivers p to the subscribers of its channels.
 	Publish(appID string, p hub.Publication) error
+	// WaitStored returns once what was published before it is in the
+	// shared store of a cluster, or after a bound of its own.
+	WaitStored(ctx context.Context)
 	// Channel reports one channel, occupied or not.
 	Channel(ctx context.Context, appID, name string) (hub.ChannelStats, error)
 	// Channels reports the occupied channels whose names start with prefix.

@@ -41,9 +41,16 @@ type fakeBackend struct {
 	members    map[string][]string         // presence user ids by channel
 	publishErr error
 	queryErr   error // the answer to every query, if not nil
+	waits      []int // how many events were published at each WaitStored
 }
 
 var _ Backend = (*fakeBackend)(nil)
+
+func (b *fakeBackend) WaitStored(context.Context) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.waits = append(b.waits, len(b.published))
+}
 
 func (b *fakeBackend) Publish(appID string, p hub.Publication) error {
 	b.mu.Lock()

@@ -25,6 +25,7 @@ func (w *discardWriter) WriteHeader(code int)        { w.code = code }
 type nopBackend struct{}
 
 func (nopBackend) Publish(string, hub.Publication) error { return nil }
+func (nopBackend) WaitStored(context.Context)            {}
 func (nopBackend) Channel(_ context.Context, _, name string) (hub.ChannelStats, error) {
 	return hub.ChannelStats{Name: name}, nil
 }

@@ -43,6 +43,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request, req *request) e
 	if err := h.publish(req.app.ID, &ev); err != nil {
 		return err
 	}
+	h.cfg.Backend.WaitStored(r.Context())
 	if ev.attrs == 0 {
 		return writeEmpty(w)
 	}
@@ -72,6 +73,7 @@ func (h *handler) batchEvents(w http.ResponseWriter, r *http.Request, req *reque
 			return err
 		}
 	}
+	h.cfg.Backend.WaitStored(r.Context())
 	return h.writeBatchInfo(w, r, req.app.ID, b.Batch)
 }
 

@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -156,5 +157,22 @@ func TestBatchInfo(t *testing.T) {
 		`{"batch":[{"subscription_count":3},{},{"subscription_count":5,"user_count":2}]}`)
 	if n := len(f.backend.publications()); n != 3 {
 		t.Errorf("published %d events, want 3", n)
+	}
+	f.backend.mu.Lock()
+	defer f.backend.mu.Unlock()
+	if !slices.Equal(f.backend.waits, []int{3}) {
+		t.Errorf("waited for the store after %v events, want once, after all 3", f.backend.waits)
+	}
+}
+
+// TestEventWaitsForTheStore: an event's 200 follows the backend's wait for
+// its store, so a subscriber on another node of a cluster finds it cached.
+func TestEventWaitsForTheStore(t *testing.T) {
+	f := statsFixture(t)
+	wantJSON(t, f.call("POST", "/apps/3/events", `{"name":"e","channel":"public","data":"d"}`), `{}`)
+	f.backend.mu.Lock()
+	defer f.backend.mu.Unlock()
+	if !slices.Equal(f.backend.waits, []int{1}) {
+		t.Errorf("waited for the store after %v events, want once, after the event", f.backend.waits)
 	}
 }

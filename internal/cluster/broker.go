@@ -22,11 +22,14 @@ type envelope struct {
 	Msg  *hub.Message `json:"m"`
 }
 
-// outbound is a queued write: a message to publish, or a cache entry to set.
+// outbound is a queued write: a message to publish, or a cache entry to
+// set; or, with a nil msg, a mark whose done is called once the writes
+// queued before it are in Redis (see Stored).
 type outbound struct {
 	msg   *hub.Message
 	cache bool
 	seq   uint64 // given on the first try to publish
+	done  func()
 }
 
 // Publish delivers m to this node's subscribers at once and queues it for
@@ -44,6 +47,13 @@ func (r *Redis) enqueue(o outbound) {
 	default:
 		r.dropped.Add(1)
 	}
+}
+
+// Stored implements hub.Storer: a mark in the outbox, answered when the
+// batch holding it is written, at once while Redis is away or the outbox
+// full.
+func (r *Redis) Stored(done func()) {
+	linkstate.Mark(&r.link, r.outbox, outbound{done: done}, done)
 }
 
 // Subscribe starts receiving a channel's messages from other nodes and
@@ -162,6 +172,11 @@ func (r *Redis) publishLoop() {
 				return
 			}
 		}
+		for _, o := range batch {
+			if o.done != nil {
+				o.done()
+			}
+		}
 	}
 }
 
@@ -203,7 +218,10 @@ func (r *Redis) write(batch []outbound) bool {
 
 func (r *Redis) queueWrite(ctx context.Context, p redis.Pipeliner, o outbound) {
 	m := o.msg
-	if o.cache {
+	switch {
+	case m == nil:
+		return
+	case o.cache:
 		b, _ := json.Marshal(m)
 		p.Set(ctx, r.cacheKey(m.App, m.Channel), b, hub.CacheTTL)
 		return
@@ -227,9 +245,9 @@ func newNumbering(sharded bool) numbering {
 	return make(numbering, 1)
 }
 
-// next numbers o, a message; a cache write needs no number.
+// next numbers o, a message; a cache write or a mark needs no number.
 func (n numbering) next(r *Redis, o outbound) uint64 {
-	if o.cache {
+	if o.cache || o.msg == nil {
 		return 0
 	}
 	i := 0

@@ -34,6 +34,16 @@ type Broker interface {
 	Unsubscribe(app, channel string)
 }
 
+// Storer is implemented by a Broker that writes to a shared store after
+// Publish has returned. Stored calls done, from any goroutine and at most
+// once, when everything this node published and cached before the call is
+// in the store; at once while the store is known unreachable or the node's
+// queue is full. It must not block. An HTTP API publish waits for it (see
+// WaitStored); events from the loops never do.
+type Storer interface {
+	Stored(done func())
+}
+
 // MemoryBroker is the single-node broker: a publish is delivered at once to
 // this node's subscribers. It is the default.
 type MemoryBroker struct {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/roostproject/roost/internal/clusterkit/linkstate"
 	"github.com/roostproject/roost/internal/clusterkit/subqueue"
 	"github.com/roostproject/roost/internal/hub"
 )
@@ -44,17 +45,29 @@ func (n *Node) Publish(m *hub.Message) error {
 }
 
 // outbound is a queued write: a message for the other nodes, or a raw
-// publish (a cache entry on its bucket's subject).
+// publish (a cache entry on its bucket's subject, stored when acked); or,
+// with neither, a mark whose done is called once the cache entries queued
+// before it are stored (see Stored).
 type outbound struct {
 	msg     *hub.Message
 	subject string
 	data    []byte
+	acked   bool
+	done    func()
 }
 
 func (n *Node) enqueue(m *hub.Message) { n.push(outbound{msg: m}) }
 
-func (n *Node) enqueueRaw(subject string, data []byte) {
-	n.push(outbound{subject: subject, data: data})
+func (n *Node) enqueueAcked(subject string, data []byte) {
+	n.push(outbound{subject: subject, data: data, acked: true})
+}
+
+// Stored implements hub.Storer: a mark in the outbox, answered when
+// JetStream has acked the last cache entry queued before it (what the
+// other nodes read; their messages were handed to NATS before it), at
+// once while NATS is away or the outbox full.
+func (n *Node) Stored(done func()) {
+	linkstate.Mark(&n.link, n.outbox, outbound{done: done}, done)
 }
 
 func (n *Node) push(o outbound) {
@@ -74,14 +87,29 @@ func (n *Node) publishLoop() {
 		case <-n.ctx.Done():
 			return
 		case o := <-n.outbox:
-			if m := o.msg; m != nil {
-				o.subject = n.subject(m.App, m.Channel)
-				o.data, _ = json.Marshal(envelope{Node: n.node, Msg: m})
-			}
-			if n.nc.Publish(o.subject, o.data) != nil {
-				n.dropped.Add(1)
-			}
+			n.write(o)
 		}
+	}
+}
+
+// write hands one outbound to NATS; publishLoop owns acks.sent.
+func (n *Node) write(o outbound) {
+	if o.done != nil {
+		n.acks.wait(o.done)
+		return
+	}
+	if m := o.msg; m != nil {
+		o.subject = n.subject(m.App, m.Channel)
+		o.data, _ = json.Marshal(envelope{Node: n.node, Msg: m})
+	}
+	var err error
+	if o.acked {
+		err = n.nc.PublishRequest(o.subject, n.acks.reply(), o.data)
+	} else {
+		err = n.nc.Publish(o.subject, o.data)
+	}
+	if err != nil {
+		n.dropped.Add(1)
 	}
 }
 

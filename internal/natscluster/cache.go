@@ -19,12 +19,12 @@ type cache struct{ n *Node }
 var _ hub.Cache = cache{}
 
 // Put implements hub.Cache: the write is published on the bucket's subject
-// behind the event itself, on the same connection, so it never waits and
-// is never ahead of the publish.
+// before the event itself, on the same connection, so it never waits; its
+// ack tells Stored that it is in the bucket.
 func (c cache) Put(m *hub.Message) {
 	b, _ := json.Marshal(m)
 	subject := "$KV." + c.n.cfg.Prefix + "_cache." + key(m.App, m.Channel)
-	c.n.enqueueRaw(subject, b)
+	c.n.enqueueAcked(subject, b)
 }
 
 // Get implements hub.Cache.

@@ -38,6 +38,7 @@ type Node struct {
 	kv   atomic.Pointer[buckets] // nil until JetStream has answered
 
 	outbox  chan outbound
+	acks    acks
 	dropped atomic.Int64
 	subs    subqueue.Queue
 	in      chan *nats.Msg // every channel subject's messages, for receiveLoop
@@ -86,7 +87,10 @@ func New(cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("natscluster: nats url: %w", err)
 	}
 	n.nc = nc
-	if n.js, err = jetstream.New(nc); err != nil {
+	if err = n.acks.listen(nc); err == nil {
+		n.js, err = jetstream.New(nc)
+	}
+	if err != nil {
 		nc.Close()
 		n.cancel()
 		return nil, fmt.Errorf("natscluster: jetstream: %w", err)

@@ -117,3 +117,19 @@ func (s *State) Ready(store string) error {
 	}
 	return nil
 }
+
+// Mark queues o, a mark whose done answers a hub.Storer's Stored call once
+// the writes queued before it are in the store. While the link is not
+// healthy, or with the outbox full, it calls done at once instead: an HTTP
+// API publish never waits for a store known to be away.
+func Mark[T any](s *State, outbox chan<- T, o T, done func()) {
+	if !s.Healthy.Load() {
+		done()
+		return
+	}
+	select {
+	case outbox <- o:
+	default:
+		done()
+	}
+}

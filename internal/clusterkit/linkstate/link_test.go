@@ -76,3 +76,23 @@ func TestDrainWaitsForPendingWhileHealthy(t *testing.T) {
 		t.Fatalf("drain asked %d times with the store unreachable, want once", calls)
 	}
 }
+
+func TestMarkAnswersAtOnceOnlyWhenItCannotWait(t *testing.T) {
+	s := New()
+	outbox := make(chan int, 1)
+	answered := 0
+	done := func() { answered++ }
+	Mark(&s, outbox, 1, done)
+	if answered != 1 || len(outbox) != 0 {
+		t.Fatalf("before the store answered: %d answers, %d queued; want answered at once, nothing queued", answered, len(outbox))
+	}
+	s.Up()
+	Mark(&s, outbox, 2, done)
+	if answered != 1 || len(outbox) != 1 {
+		t.Fatalf("healthy: %d answers, %d queued; want the mark queued, unanswered", answered, len(outbox))
+	}
+	Mark(&s, outbox, 3, done)
+	if answered != 2 || <-outbox != 2 {
+		t.Fatal("outbox full: want the mark answered at once, the queue as it was")
+	}
+}
