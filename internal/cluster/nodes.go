@@ -87,8 +87,18 @@ func (r *Redis) reapIfDead(node string) {
 }
 
 // reap removes a dead node's shares, announcing members and users that
-// vanish with it.
+// vanish with it. Counts go first: a client told member_removed then finds
+// the counts without the dead node's subscriptions.
 func (r *Redis) reap(ctx context.Context, node string) error {
+	for _, app := range r.cfg.Apps {
+		vacated, err := reapScript.Run(ctx, r.rdb, []string{r.channelsKey(app)}, node).StringSlice()
+		if err != nil {
+			return err
+		}
+		for _, channel := range vacated {
+			r.cfg.Observer.ChannelVacated(app, channel)
+		}
+	}
 	chans, err := r.rdb.SMembers(ctx, r.nodeKey("node-presence", node)).Result()
 	if err != nil {
 		return err
@@ -105,24 +115,13 @@ func (r *Redis) reap(ctx context.Context, node string) error {
 		}
 	}
 	for _, app := range r.cfg.Apps {
-		if err := r.reapApp(ctx, app, node); err != nil {
+		gone, err := reapScript.Run(ctx, r.rdb, []string{r.usersKey(app)}, node).StringSlice()
+		for _, u := range gone {
+			r.Publish(hub.Watchlist(app, u, false))
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return r.rdb.Del(ctx, r.nodeKey("node-presence", node)).Err()
-}
-
-func (r *Redis) reapApp(ctx context.Context, app, node string) error {
-	vacated, err := reapScript.Run(ctx, r.rdb, []string{r.channelsKey(app)}, node).StringSlice()
-	if err != nil {
-		return err
-	}
-	for _, channel := range vacated {
-		r.cfg.Observer.ChannelVacated(app, channel)
-	}
-	gone, err := reapScript.Run(ctx, r.rdb, []string{r.usersKey(app)}, node).StringSlice()
-	for _, u := range gone {
-		r.Publish(hub.Watchlist(app, u, false))
-	}
-	return err
 }

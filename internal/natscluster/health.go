@@ -191,22 +191,24 @@ func (n *Node) lock(ctx context.Context, kv jetstream.KeyValue, key string) bool
 	return err == nil
 }
 
-// reap removes node's shares from presence, counts and users.
+// reap removes node's shares from counts, presence and users, counts
+// first: a client told member_removed then finds the counts without the
+// dead node's subscriptions.
 func (n *Node) reap(ctx context.Context, b *buckets, node string) error {
-	gone, err := setShares(ctx, b.presence, node, nil)
-	for _, g := range gone {
-		if app, channel, ok := splitKey(g.key); ok {
-			n.Publish(hub.MemberRemoved(app, channel, g.field))
-			n.cfg.Observer.MemberRemoved(app, channel, g.field)
+	vacated, err := setShares(ctx, b.counts, node, nil)
+	for _, v := range vacated {
+		if app, channel, ok := splitKey(v.key); ok {
+			n.cfg.Observer.ChannelVacated(app, channel)
 		}
 	}
 	if err != nil {
 		return err
 	}
-	vacated, err := setShares(ctx, b.counts, node, nil)
-	for _, v := range vacated {
-		if app, channel, ok := splitKey(v.key); ok {
-			n.cfg.Observer.ChannelVacated(app, channel)
+	gone, err := setShares(ctx, b.presence, node, nil)
+	for _, g := range gone {
+		if app, channel, ok := splitKey(g.key); ok {
+			n.Publish(hub.MemberRemoved(app, channel, g.field))
+			n.cfg.Observer.MemberRemoved(app, channel, g.field)
 		}
 	}
 	if err != nil {
