@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/server"
 	"github.com/roostproject/roost/internal/testutil"
 )
 
@@ -36,8 +41,28 @@ func runBench(t *testing.T, v any, args ...string) {
 	}
 }
 
+// servedByDefault is the transport `roost serve` serves here with no
+// --transport: "epoll+uring" where the kernel allows io_uring, else "epoll"
+// (or "portable" off Linux). It asks the server itself, never a copy of
+// its rule.
+func servedByDefault(t *testing.T) string {
+	t.Helper()
+	cfg, err := config.Parse([]byte("addr: 127.0.0.1:0\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown(context.Background())
+	return srv.Transport()
+}
+
 // TestBenchIdleSmoke holds 50 connections against a child roost for a
-// second and checks that the figures exist and are sane (never how fast).
+// second and checks that the figures exist and are sane (never how fast),
+// and that it measured the transport `roost serve` serves by default,
+// recorded by the name the server gave it, not as "auto".
 func TestBenchIdleSmoke(t *testing.T) {
 	t.Parallel()
 	var r struct {
@@ -56,7 +81,10 @@ func TestBenchIdleSmoke(t *testing.T) {
 		} `json:"per_connection"`
 	}
 	runBench(t, &r, "idle", "-n", "50", "--hold", "1s", "--baseline", "500ms", "--activity-timeout", "2s", "--settle", "200ms")
-	if r.Transport != "epoll" || r.Connections != 50 || r.Hold[1].Connections != 50 || r.Failed != 0 {
+	if want := servedByDefault(t); r.Transport != want {
+		t.Errorf("recorded transport %q, want %q (what roost serve serves by default)", r.Transport, want)
+	}
+	if r.Connections != 50 || r.Hold[1].Connections != 50 || r.Failed != 0 {
 		t.Fatalf("unexpected result %+v", r)
 	}
 	if r.Hold[1].RSS <= 0 || r.Hold[1].Proc == nil || r.Hold[1].Proc.RSS <= 0 {
@@ -67,37 +95,48 @@ func TestBenchIdleSmoke(t *testing.T) {
 	}
 }
 
-// TestBenchFanoutSmoke publishes to 30 subscribers for a second.
+// TestBenchFanoutSmoke publishes to 30 subscribers for a second, on the
+// transport asked for.
 func TestBenchFanoutSmoke(t *testing.T) {
 	t.Parallel()
 	var r struct {
+		Transport                      string
 		Published, Delivered, Expected int64
 		P99                            float64 `json:"p99_ms"`
 		BytesPerMessage                float64 `json:"bytes_per_message"`
 	}
-	runBench(t, &r, "fanout", "--subscribers", "30", "--rate", "5", "--duration", "1s", "--settle", "200ms")
+	runBench(t, &r, "fanout", "--transport", "epoll", "--subscribers", "30", "--rate", "5", "--duration", "1s", "--settle", "200ms")
+	if r.Transport != "epoll" {
+		t.Errorf("asked for --transport epoll, recorded %q", r.Transport)
+	}
 	if r.Published == 0 || r.Delivered == 0 || r.Delivered > r.Expected || r.P99 <= 0 || r.BytesPerMessage <= 0 {
 		t.Fatalf("implausible fan-out result %+v", r)
 	}
 }
 
-// TestBenchChurnSmoke connects and disconnects for a second.
+// TestBenchChurnSmoke connects and disconnects for a second, on the
+// transport asked for.
 func TestBenchChurnSmoke(t *testing.T) {
 	t.Parallel()
 	var r struct {
+		Transport  string  `json:"transport"`
 		Handshakes float64 `json:"handshakes"`
 		PerSecond  float64 `json:"handshakes_per_s"`
 		Before     struct{ RSS float64 }
 		After      struct{ RSS float64 }
 	}
-	runBench(t, &r, "churn", "--rate", "100", "--duration", "1s", "--settle", "200ms", "--workers", "1")
+	runBench(t, &r, "churn", "--transport", "portable", "--rate", "100", "--duration", "1s", "--settle", "200ms", "--workers", "1")
+	if r.Transport != "portable" {
+		t.Errorf("asked for --transport portable, recorded %q", r.Transport)
+	}
 	if r.Handshakes <= 0 || r.PerSecond <= 0 || r.Before.RSS <= 0 || r.After.RSS <= 0 {
 		t.Fatalf("implausible churn result %+v", r)
 	}
 }
 
 // TestBenchReportSmoke runs the whole report with tiny steps over both
-// transports and checks the three files it writes.
+// transports and checks the three files it writes; the first transport is
+// the one `roost serve` serves by default, named as the server names it.
 func TestBenchReportSmoke(t *testing.T) {
 	t.Parallel()
 	out := t.TempDir()
@@ -120,7 +159,7 @@ func TestBenchReportSmoke(t *testing.T) {
 	if err != nil || json.Unmarshal(raw, &rep) != nil {
 		t.Fatalf("report.json: %v %s", err, raw)
 	}
-	if len(rep.Transports) != 2 || rep.Transports[0].Transport != "epoll" || rep.Transports[1].Transport != "portable" {
+	if len(rep.Transports) != 2 || rep.Transports[0].Transport != servedByDefault(t) || rep.Transports[1].Transport != "portable" {
 		t.Fatalf("transports %+v", rep.Transports)
 	}
 	for _, tr := range rep.Transports {

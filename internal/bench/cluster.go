@@ -163,7 +163,7 @@ func Cluster(ctx context.Context, o ClusterOptions) (*ClusterResult, error) {
 // start starts the nodes and samples them before any connection.
 func (c *cluster) start(ctx context.Context, o *ClusterOptions, r *ClusterResult) error {
 	for range o.Nodes {
-		srv, err := StartServer(ctx, ServerOptions{Transport: cmpOr(o.Transport, "epoll"), ActivityTimeout: o.ActivityTimeout,
+		srv, err := StartServer(ctx, ServerOptions{Transport: o.Transport, ActivityTimeout: o.ActivityTimeout,
 			Spawn: o.ServerSpawn, Stderr: o.Stderr, Args: o.Backend})
 		if err != nil {
 			return err
