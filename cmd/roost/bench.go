@@ -201,6 +201,12 @@ func benchCluster(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 2
 	}
 	o.Backend = strings.Fields(*backend)
+	store, err := backendStore(o.Backend)
+	if err != nil {
+		fmt.Fprintln(stderr, "roost bench cluster:", err)
+		return 2
+	}
+	o.Store = store
 	r, err := bench.Cluster(ctx, o)
 	if err != nil {
 		fmt.Fprintln(stderr, "roost bench cluster:", err)

@@ -7,8 +7,15 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/server"
@@ -258,4 +265,121 @@ func TestBenchClusterNeedsABackend(t *testing.T) {
 	if code := run([]string{"bench", "cluster", "--backend", ""}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "--backend") {
 		t.Fatalf("exit %d, stderr %q; want 1 and a word about --backend", code, stderr.String())
 	}
+}
+
+// TestBenchClusterCleansUpItsBackend runs two nodes on the machine's Redis
+// and on its NATS under a fresh prefix: once the run is over, nothing is
+// left under that prefix (Redis keeps the node list and NATS the buckets
+// when nobody removes them).
+func TestBenchClusterCleansUpItsBackend(t *testing.T) {
+	for _, name := range []string{"redis", "nats"} {
+		t.Run(name, func(t *testing.T) {
+			reach := machineBackend(t, name)
+			prefix := "roost-bench-test-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+			r := runSmallCluster(t, reach.NodeFlags(prefix))
+			if r.Cleanup != "removed" {
+				t.Errorf("backend_cleanup %q, want removed", r.Cleanup)
+			}
+			if left := leftUnder(t, reach, prefix); len(left) > 0 {
+				t.Errorf("left under %s: %v", prefix, left)
+			}
+		})
+	}
+}
+
+// TestBenchClusterLeavesAPrefixInUse: a prefix that held keys before the
+// run may be another cluster's, and the bench removes nothing under it.
+func TestBenchClusterLeavesAPrefixInUse(t *testing.T) {
+	reach := machineBackend(t, "redis")
+	prefix := "roost-bench-test-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	rdb := redisClient(t, reach.URL)
+	foreign := prefix + ":someone-else"
+	if err := rdb.Set(context.Background(), foreign, "1", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if b, _ := backendStore(reach.NodeFlags(prefix)); b != nil {
+			b.Purge(context.Background())
+		}
+	})
+	r := runSmallCluster(t, reach.NodeFlags(prefix))
+	if !strings.HasPrefix(r.Cleanup, "left alone") {
+		t.Errorf("backend_cleanup %q, want left alone", r.Cleanup)
+	}
+	left := leftUnder(t, reach, prefix)
+	if !slices.Contains(left, foreign) || len(left) < 2 {
+		t.Errorf("left under %s: %v; want %s and what the nodes wrote", prefix, left, foreign)
+	}
+}
+
+// machineBackend reaches the machine's Redis or NATS (the rows of
+// testutil.Backends that use them).
+func machineBackend(t *testing.T, name string) testutil.Reach {
+	t.Helper()
+	i := slices.IndexFunc(testutil.Backends, func(b testutil.Backend) bool { return b.Name == name })
+	if i < 0 {
+		t.Fatalf("no backend %q in testutil.Backends", name)
+	}
+	return testutil.Backends[i].Start(t)
+}
+
+type clusterCleanup struct {
+	Cleanup string `json:"backend_cleanup"`
+	Failed  int64  `json:"failed"`
+}
+
+// runSmallCluster runs `roost bench cluster` with two nodes of ten
+// connections on the backend the flags name.
+func runSmallCluster(t *testing.T, backend []string) clusterCleanup {
+	t.Helper()
+	var r clusterCleanup
+	runBench(t, &r, "cluster", "--backend", strings.Join(backend, " "), "--nodes", "2", "--per-node", "10",
+		"--broadcasts", "1", "--channels", "5", "--rate", "20", "--duration", "1s", "--settle", "200ms")
+	return r
+}
+
+// leftUnder lists, straight from the backend, the Redis keys or NATS
+// key-value streams whose names start with the prefix.
+func leftUnder(t *testing.T, reach testutil.Reach, prefix string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if reach.PrefixFlag == "--redis-prefix" {
+		keys, err := redisClient(t, reach.URL).Keys(ctx, prefix+":*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return keys
+	}
+	nc, err := nats.Connect(reach.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	names := js.StreamNames(ctx)
+	for name := range names.Name() {
+		if strings.HasPrefix(name, "KV_"+prefix+"_") {
+			left = append(left, name)
+		}
+	}
+	if err := names.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return left
+}
+
+func redisClient(t *testing.T, url string) *redis.Client {
+	t.Helper()
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(opts)
+	t.Cleanup(func() { c.Close() })
+	return c
 }
