@@ -27,7 +27,8 @@ modes:
            CPU per delivered webhook event and memory per queued event
   cluster  K nodes on one backend (--backend: server flags, Redis by default); report
            RSS per node, a publish all connections share, steady cross-node latency
-  report   run everything over both transports and write docs/bench (takes ~15 minutes)
+  report   run everything on the default transport, then the portable one, and write
+           docs/bench (takes ~9 minutes)
 
 Without --url each mode starts its own roost (a child process). Run
 'roost bench <mode> -h' for a mode's flags.
