@@ -193,10 +193,14 @@ func parseBanner(line string) (banner, bool) {
 		return banner{}, false
 	}
 	f := strings.Fields(rest)
-	if len(f) != 3 || f[1] != "(transport" || !strings.HasSuffix(f[2], ")") {
+	if len(f) != 3 || f[1] != "(transport" {
 		return banner{}, false
 	}
-	return banner{url: f[0], transport: strings.TrimSuffix(f[2], ")")}, true
+	name, ok := strings.CutSuffix(f[2], ")")
+	if !ok || name == "" || strings.Contains(name, ")") {
+		return banner{}, false
+	}
+	return banner{url: f[0], transport: name}, true
 }
 
 // readBanner finds the start line and then drains stdout.
