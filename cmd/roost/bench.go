@@ -27,7 +27,8 @@ modes:
            CPU per delivered webhook event and memory per queued event
   cluster  K nodes on one backend (--backend: server flags, Redis by default); report
            RSS per node, a publish all connections share, steady cross-node latency
-  report   run everything over both transports and write docs/bench (takes ~15 minutes)
+  report   run everything on the default transport, then the portable one, and write
+           docs/bench (takes ~9 minutes)
 
 Without --url each mode starts its own roost (a child process). Run
 'roost bench <mode> -h' for a mode's flags.
@@ -71,7 +72,7 @@ func commonFlags(fs *flag.FlagSet, c *bench.Common) *bool {
 	fs.StringVar(&c.Target.Key, "key", "app-key", "app key")
 	fs.StringVar(&c.Target.Secret, "secret", "app-secret", "app secret (for publishing)")
 	fs.IntVar(&c.Target.PID, "pid", 0, "server process id for the /proc cross-check (default: found when local)")
-	fs.StringVar(&c.Transport, "transport", "epoll", "transport of the child server: epoll, epoll+uring or portable")
+	fs.StringVar(&c.Transport, "transport", bench.DefaultTransport, "transport of the child server: auto (what roost serve picks), epoll, epoll+uring or portable")
 	fs.BoolVar(&c.TLS, "tls", false, "the child server serves wss:// itself, with a self-signed certificate")
 	fs.DurationVar(&c.ActivityTimeout, "activity-timeout", 0, "activity timeout of the child server (default 120s)")
 	fs.DurationVar(&c.Settle, "settle", 3*time.Second, "least time to let the server settle before measuring")
@@ -201,6 +202,12 @@ func benchCluster(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 2
 	}
 	o.Backend = strings.Fields(*backend)
+	store, err := backendStore(o.Backend)
+	if err != nil {
+		fmt.Fprintln(stderr, "roost bench cluster:", err)
+		return 2
+	}
+	o.Store = store
 	r, err := bench.Cluster(ctx, o)
 	if err != nil {
 		fmt.Fprintln(stderr, "roost bench cluster:", err)
@@ -214,7 +221,7 @@ func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	fs := flag.NewFlagSet("bench report", flag.ContinueOnError)
 	fs.StringVar(&o.Out, "out", "docs", "write the results to `DIR`/bench")
 	steps := fs.String("steps", "0,5000,10000,15000,19000", "idle connection counts")
-	transports := fs.String("transports", "epoll,portable", "transports, the first measured against the others")
+	transports := fs.String("transports", bench.DefaultTransport+",portable", "transports, the first measured against the others")
 	fs.DurationVar(&o.ActivityTimeout, "activity-timeout", 10*time.Second, "servers' activity timeout (CPU is scaled to 120s)")
 	fs.DurationVar(&o.Window, "window", 0, "CPU window per step (default three activity timeouts)")
 	fs.Float64Var(&o.RampRate, "ramp", 4000, "new connections per second")

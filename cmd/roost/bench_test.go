@@ -2,11 +2,23 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/server"
 	"github.com/roostproject/roost/internal/testutil"
 )
 
@@ -36,8 +48,28 @@ func runBench(t *testing.T, v any, args ...string) {
 	}
 }
 
+// servedByDefault is the transport `roost serve` serves here with no
+// --transport: "epoll+uring" where the kernel allows io_uring, else "epoll"
+// (or "portable" off Linux). It asks the server itself, never a copy of
+// its rule.
+func servedByDefault(t *testing.T) string {
+	t.Helper()
+	cfg, err := config.Parse([]byte("addr: 127.0.0.1:0\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown(context.Background())
+	return srv.Transport()
+}
+
 // TestBenchIdleSmoke holds 50 connections against a child roost for a
-// second and checks that the figures exist and are sane (never how fast).
+// second and checks that the figures exist and are sane (never how fast),
+// and that it measured the transport `roost serve` serves by default,
+// recorded by the name the server gave it, not as "auto".
 func TestBenchIdleSmoke(t *testing.T) {
 	t.Parallel()
 	var r struct {
@@ -56,7 +88,10 @@ func TestBenchIdleSmoke(t *testing.T) {
 		} `json:"per_connection"`
 	}
 	runBench(t, &r, "idle", "-n", "50", "--hold", "1s", "--baseline", "500ms", "--activity-timeout", "2s", "--settle", "200ms")
-	if r.Transport != "epoll" || r.Connections != 50 || r.Hold[1].Connections != 50 || r.Failed != 0 {
+	if want := servedByDefault(t); r.Transport != want {
+		t.Errorf("recorded transport %q, want %q (what roost serve serves by default)", r.Transport, want)
+	}
+	if r.Connections != 50 || r.Hold[1].Connections != 50 || r.Failed != 0 {
 		t.Fatalf("unexpected result %+v", r)
 	}
 	if r.Hold[1].RSS <= 0 || r.Hold[1].Proc == nil || r.Hold[1].Proc.RSS <= 0 {
@@ -67,37 +102,48 @@ func TestBenchIdleSmoke(t *testing.T) {
 	}
 }
 
-// TestBenchFanoutSmoke publishes to 30 subscribers for a second.
+// TestBenchFanoutSmoke publishes to 30 subscribers for a second, on the
+// transport asked for.
 func TestBenchFanoutSmoke(t *testing.T) {
 	t.Parallel()
 	var r struct {
+		Transport                      string
 		Published, Delivered, Expected int64
 		P99                            float64 `json:"p99_ms"`
 		BytesPerMessage                float64 `json:"bytes_per_message"`
 	}
-	runBench(t, &r, "fanout", "--subscribers", "30", "--rate", "5", "--duration", "1s", "--settle", "200ms")
+	runBench(t, &r, "fanout", "--transport", "epoll", "--subscribers", "30", "--rate", "5", "--duration", "1s", "--settle", "200ms")
+	if r.Transport != "epoll" {
+		t.Errorf("asked for --transport epoll, recorded %q", r.Transport)
+	}
 	if r.Published == 0 || r.Delivered == 0 || r.Delivered > r.Expected || r.P99 <= 0 || r.BytesPerMessage <= 0 {
 		t.Fatalf("implausible fan-out result %+v", r)
 	}
 }
 
-// TestBenchChurnSmoke connects and disconnects for a second.
+// TestBenchChurnSmoke connects and disconnects for a second, on the
+// transport asked for.
 func TestBenchChurnSmoke(t *testing.T) {
 	t.Parallel()
 	var r struct {
+		Transport  string  `json:"transport"`
 		Handshakes float64 `json:"handshakes"`
 		PerSecond  float64 `json:"handshakes_per_s"`
 		Before     struct{ RSS float64 }
 		After      struct{ RSS float64 }
 	}
-	runBench(t, &r, "churn", "--rate", "100", "--duration", "1s", "--settle", "200ms", "--workers", "1")
+	runBench(t, &r, "churn", "--transport", "portable", "--rate", "100", "--duration", "1s", "--settle", "200ms", "--workers", "1")
+	if r.Transport != "portable" {
+		t.Errorf("asked for --transport portable, recorded %q", r.Transport)
+	}
 	if r.Handshakes <= 0 || r.PerSecond <= 0 || r.Before.RSS <= 0 || r.After.RSS <= 0 {
 		t.Fatalf("implausible churn result %+v", r)
 	}
 }
 
 // TestBenchReportSmoke runs the whole report with tiny steps over both
-// transports and checks the three files it writes.
+// transports and checks the three files it writes; the first transport is
+// the one `roost serve` serves by default, named as the server names it.
 func TestBenchReportSmoke(t *testing.T) {
 	t.Parallel()
 	out := t.TempDir()
@@ -120,7 +166,7 @@ func TestBenchReportSmoke(t *testing.T) {
 	if err != nil || json.Unmarshal(raw, &rep) != nil {
 		t.Fatalf("report.json: %v %s", err, raw)
 	}
-	if len(rep.Transports) != 2 || rep.Transports[0].Transport != "epoll" || rep.Transports[1].Transport != "portable" {
+	if len(rep.Transports) != 2 || rep.Transports[0].Transport != servedByDefault(t) || rep.Transports[1].Transport != "portable" {
 		t.Fatalf("transports %+v", rep.Transports)
 	}
 	for _, tr := range rep.Transports {
@@ -219,4 +265,121 @@ func TestBenchClusterNeedsABackend(t *testing.T) {
 	if code := run([]string{"bench", "cluster", "--backend", ""}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "--backend") {
 		t.Fatalf("exit %d, stderr %q; want 1 and a word about --backend", code, stderr.String())
 	}
+}
+
+// TestBenchClusterCleansUpItsBackend runs two nodes on the machine's Redis
+// and on its NATS under a fresh prefix: once the run is over, nothing is
+// left under that prefix (Redis keeps the node list and NATS the buckets
+// when nobody removes them).
+func TestBenchClusterCleansUpItsBackend(t *testing.T) {
+	for _, name := range []string{"redis", "nats"} {
+		t.Run(name, func(t *testing.T) {
+			reach := machineBackend(t, name)
+			prefix := "roost-bench-test-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+			r := runSmallCluster(t, reach.NodeFlags(prefix))
+			if r.Cleanup != "removed" {
+				t.Errorf("backend_cleanup %q, want removed", r.Cleanup)
+			}
+			if left := leftUnder(t, reach, prefix); len(left) > 0 {
+				t.Errorf("left under %s: %v", prefix, left)
+			}
+		})
+	}
+}
+
+// TestBenchClusterLeavesAPrefixInUse: a prefix that held keys before the
+// run may be another cluster's, and the bench removes nothing under it.
+func TestBenchClusterLeavesAPrefixInUse(t *testing.T) {
+	reach := machineBackend(t, "redis")
+	prefix := "roost-bench-test-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	rdb := redisClient(t, reach.URL)
+	foreign := prefix + ":someone-else"
+	if err := rdb.Set(context.Background(), foreign, "1", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if b, _ := backendStore(reach.NodeFlags(prefix)); b != nil {
+			b.Purge(context.Background())
+		}
+	})
+	r := runSmallCluster(t, reach.NodeFlags(prefix))
+	if !strings.HasPrefix(r.Cleanup, "left alone") {
+		t.Errorf("backend_cleanup %q, want left alone", r.Cleanup)
+	}
+	left := leftUnder(t, reach, prefix)
+	if !slices.Contains(left, foreign) || len(left) < 2 {
+		t.Errorf("left under %s: %v; want %s and what the nodes wrote", prefix, left, foreign)
+	}
+}
+
+// machineBackend reaches the machine's Redis or NATS (the rows of
+// testutil.Backends that use them).
+func machineBackend(t *testing.T, name string) testutil.Reach {
+	t.Helper()
+	i := slices.IndexFunc(testutil.Backends, func(b testutil.Backend) bool { return b.Name == name })
+	if i < 0 {
+		t.Fatalf("no backend %q in testutil.Backends", name)
+	}
+	return testutil.Backends[i].Start(t)
+}
+
+type clusterCleanup struct {
+	Cleanup string `json:"backend_cleanup"`
+	Failed  int64  `json:"failed"`
+}
+
+// runSmallCluster runs `roost bench cluster` with two nodes of ten
+// connections on the backend the flags name.
+func runSmallCluster(t *testing.T, backend []string) clusterCleanup {
+	t.Helper()
+	var r clusterCleanup
+	runBench(t, &r, "cluster", "--backend", strings.Join(backend, " "), "--nodes", "2", "--per-node", "10",
+		"--broadcasts", "1", "--channels", "5", "--rate", "20", "--duration", "1s", "--settle", "200ms")
+	return r
+}
+
+// leftUnder lists, straight from the backend, the Redis keys or NATS
+// key-value streams whose names start with the prefix.
+func leftUnder(t *testing.T, reach testutil.Reach, prefix string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if reach.PrefixFlag == "--redis-prefix" {
+		keys, err := redisClient(t, reach.URL).Keys(ctx, prefix+":*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return keys
+	}
+	nc, err := nats.Connect(reach.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	names := js.StreamNames(ctx)
+	for name := range names.Name() {
+		if strings.HasPrefix(name, "KV_"+prefix+"_") {
+			left = append(left, name)
+		}
+	}
+	if err := names.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return left
+}
+
+func redisClient(t *testing.T, url string) *redis.Client {
+	t.Helper()
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(opts)
+	t.Cleanup(func() { c.Close() })
+	return c
 }

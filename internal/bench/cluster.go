@@ -41,6 +41,21 @@ type ClusterOptions struct {
 	// Publishers is the number of concurrent HTTP publishers. Zero value
 	// means 64.
 	Publishers int
+	// Store is what the backend keeps under the cluster's prefix. When it
+	// holds nothing before the run, the run removes what its nodes left
+	// there once they have stopped; when it held something, another
+	// cluster may be using the prefix, and it is left alone. Nil means no
+	// cleanup.
+	Store BackendStore
+}
+
+// BackendStore is the shared state a cluster's backend keeps under the
+// cluster's prefix: Redis keys, NATS buckets.
+type BackendStore interface {
+	// Kept names what is there now.
+	Kept(ctx context.Context) ([]string, error)
+	// Purge deletes it; called only once every node has stopped.
+	Purge(ctx context.Context) error
 }
 
 func (o *ClusterOptions) defaults() {
@@ -106,6 +121,9 @@ type ClusterResult struct {
 	CrossNode     Latency `json:"cross_node"`
 	Failed        int64   `json:"failed"`
 	Dropped       int64   `json:"dropped"`
+	// Cleanup says what became of the backend state the nodes left under
+	// the prefix ("removed", or why it stays); empty without a Store.
+	Cleanup string `json:"backend_cleanup,omitempty"`
 }
 
 // cluster is the running nodes and their fleets.
@@ -126,7 +144,8 @@ func (c *cluster) close() {
 // Cluster starts K nodes on one backend, spreads subscribed connections
 // over them (each node's from its own worker processes and source
 // addresses), and measures each node's memory, a publish every connection
-// shares, and steady publishing over many channels across the nodes.
+// shares, and steady publishing over many channels across the nodes. With
+// a Store, it then removes what its nodes left in the backend.
 func Cluster(ctx context.Context, o ClusterOptions) (*ClusterResult, error) {
 	o.defaults()
 	o.prepare()
@@ -136,34 +155,73 @@ func Cluster(ctx context.Context, o ClusterOptions) (*ClusterResult, error) {
 	if o.Target.URL != "" {
 		return nil, errors.New("bench: cluster starts its own nodes; --url is not supported")
 	}
+	r := &ClusterResult{Backend: strings.Join(o.Backend, " "), Channels: o.Channels, Rate: o.Rate}
+	clean, err := checkStore(ctx, o.Store, r)
+	if err != nil {
+		return nil, err
+	}
+	err = runCluster(ctx, &o, r)
+	if clean {
+		r.Cleanup = cleanStore(o.Store)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// runCluster runs the nodes and their load, and stops them.
+func runCluster(ctx context.Context, o *ClusterOptions, r *ClusterResult) error {
 	c := &cluster{}
 	defer c.close()
-	r := &ClusterResult{Backend: strings.Join(o.Backend, " "), Channels: o.Channels, Rate: o.Rate}
 	pr := NewProgress(o.Progress)
 	defer pr.Done()
-	if err := c.start(ctx, &o, r); err != nil {
-		return nil, err
-	}
-	if err := c.hold(ctx, &o, r, pr); err != nil {
-		return nil, err
-	}
-	if err := c.broadcast(ctx, &o, r, pr); err != nil {
-		return nil, err
-	}
-	if err := c.steady(ctx, &o, r, pr); err != nil {
-		return nil, err
+	for _, step := range []func(context.Context, *ClusterOptions, *ClusterResult, *Progress) error{
+		c.start, c.hold, c.broadcast, c.steady,
+	} {
+		if err := step(ctx, o, r, pr); err != nil {
+			return err
+		}
 	}
 	for _, f := range c.fleets {
 		st := f.Status()
 		r.Failed, r.Dropped = r.Failed+st.Failed, r.Dropped+st.Dropped
 	}
-	return r, nil
+	return nil
+}
+
+// checkStore reports whether the run may remove what it leaves under the
+// prefix: only when nothing was there before it.
+func checkStore(ctx context.Context, s BackendStore, r *ClusterResult) (bool, error) {
+	if s == nil {
+		return false, nil
+	}
+	kept, err := s.Kept(ctx)
+	if err != nil {
+		return false, fmt.Errorf("bench: backend: %w", err)
+	}
+	if len(kept) > 0 {
+		r.Cleanup = fmt.Sprintf("left alone: %d keys or buckets (%s) were under the prefix before the run", len(kept), kept[0])
+		return false, nil
+	}
+	return true, nil
+}
+
+// cleanStore removes what the stopped nodes left, even after a cancelled
+// run, and says what it did.
+func cleanStore(s BackendStore) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.Purge(ctx); err != nil {
+		return "not removed: " + err.Error()
+	}
+	return "removed"
 }
 
 // start starts the nodes and samples them before any connection.
-func (c *cluster) start(ctx context.Context, o *ClusterOptions, r *ClusterResult) error {
+func (c *cluster) start(ctx context.Context, o *ClusterOptions, r *ClusterResult, _ *Progress) error {
 	for range o.Nodes {
-		srv, err := StartServer(ctx, ServerOptions{Transport: cmpOr(o.Transport, "epoll"), ActivityTimeout: o.ActivityTimeout,
+		srv, err := StartServer(ctx, ServerOptions{Transport: o.Transport, ActivityTimeout: o.ActivityTimeout,
 			Spawn: o.ServerSpawn, Stderr: o.Stderr, Args: o.Backend})
 		if err != nil {
 			return err
@@ -367,6 +425,9 @@ func (r *ClusterResult) Table() string {
 			r.CrossNode.Count, len(r.Nodes), r.CrossNode.P50, r.CrossNode.P99, r.CrossNode.Max)},
 		[2]string{"connections", fmt.Sprintf("%d failed, %d dropped", r.Failed, r.Dropped)},
 	)
+	if r.Cleanup != "" {
+		rows = append(rows, [2]string{"backend state", r.Cleanup})
+	}
 	return table(rows)
 }
 

@@ -13,8 +13,8 @@ type Common struct {
 	// Target is the server to load. An empty Target.URL starts a roost
 	// child process with Transport and ActivityTimeout instead.
 	Target Target
-	// Transport of the child server: "epoll" or "portable". Zero value
-	// means "epoll".
+	// Transport asked of the child server (ServerOptions.Transport). Zero
+	// value means DefaultTransport.
 	Transport string
 	// TLS makes the child server serve wss:// itself (ServerOptions.TLS).
 	TLS bool
@@ -48,11 +48,7 @@ func (c *Common) start(ctx context.Context) (Target, func(), error) {
 		}
 		return t, func() {}, nil
 	}
-	tr := c.Transport
-	if tr == "" {
-		tr = "epoll"
-	}
-	srv, err := StartServer(ctx, ServerOptions{Transport: tr, ActivityTimeout: c.ActivityTimeout,
+	srv, err := StartServer(ctx, ServerOptions{Transport: c.Transport, ActivityTimeout: c.ActivityTimeout,
 		Compression: c.Deflate, Spawn: c.ServerSpawn, Stderr: c.Stderr, TLS: c.TLS})
 	if err != nil {
 		return Target{}, nil, err

@@ -21,8 +21,10 @@ type ReportOptions struct {
 	// 10,000, 15,000 and 19,000 (a server process here may open at most
 	// 20,000 files).
 	Steps []int
-	// Transports to measure, the first being the one reported and the
-	// others its baselines. Zero value means epoll, then portable.
+	// Transports to ask for (ServerOptions.Transport), the first being the
+	// one reported and the others its baselines; each is recorded as the
+	// transport its server says it serves. Zero value means
+	// DefaultTransport, then portable.
 	Transports []string
 	// ActivityTimeout of the servers; the idle CPU is measured with it and
 	// scaled to 120 s. Zero value means 10 s.
@@ -45,7 +47,7 @@ func (o *ReportOptions) defaults() {
 		o.Steps = []int{0, 5000, 10000, 15000, 19000}
 	}
 	if len(o.Transports) == 0 {
-		o.Transports = []string{"epoll", "portable"}
+		o.Transports = []string{DefaultTransport, "portable"}
 	}
 	o.ActivityTimeout = cmpOr(o.ActivityTimeout, 10*time.Second)
 	o.Window = cmpOr(o.Window, 3*o.ActivityTimeout)
@@ -148,7 +150,7 @@ func reportTransport(ctx context.Context, o *ReportOptions, transport string) (*
 		return nil, err
 	}
 	defer srv.Stop()
-	tr := &TransportReport{Transport: transport}
+	tr := &TransportReport{Transport: srv.Transport}
 	if err := idleSteps(ctx, o, srv.Target, tr); err != nil {
 		return nil, err
 	}

@@ -31,6 +31,10 @@ type Target struct {
 	// CAFile is a PEM file of certificates to trust for an https:// URL
 	// besides the system's; empty means the system's only.
 	CAFile string `json:"-"`
+	// Transport is what the server says it serves on its start line
+	// ("epoll+uring", "epoll" or "portable"), known for a child server;
+	// empty means unknown (a server at --url).
+	Transport string `json:"transport,omitempty"`
 }
 
 // WebSocketURL returns the app endpoint as pusher-js would open it.
@@ -82,9 +86,16 @@ func SelfServer(args []string) *exec.Cmd {
 	return exec.Command(exe, append([]string{"serve"}, args...)...)
 }
 
+// DefaultTransport is the transport a child server is asked for unless told
+// otherwise: what `roost serve` picks by default, so that the bench
+// measures what a server serves.
+const DefaultTransport = "auto"
+
 // ServerOptions configures a roost started as a child process.
 type ServerOptions struct {
-	// Transport is "epoll" or "portable".
+	// Transport is the --transport asked for: "auto", "epoll",
+	// "epoll+uring" or "portable". Zero value means DefaultTransport. The
+	// one served is in the started server's Target.Transport.
 	Transport string
 	// ActivityTimeout is the server's activity_timeout; zero means its
 	// default (120 s).
@@ -123,7 +134,7 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 		spawn = SelfServer
 	}
 	listen := cmpOr(o.Addr, "127.0.0.1:0")
-	args := append([]string{"--addr", listen, "--transport", o.Transport}, o.Args...)
+	args := append([]string{"--addr", listen, "--transport", cmpOr(o.Transport, DefaultTransport)}, o.Args...)
 	var dir, caFile string
 	if o.TLS {
 		var err error
@@ -151,10 +162,11 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 	}
 	s := &Server{cmd: cmd, done: make(chan struct{}), dir: dir,
 		Target: Target{AppID: benchAppID, Key: benchAppKey, Secret: benchAppSecret, PID: cmd.Process.Pid, CAFile: caFile}}
-	addr := make(chan string, 1)
-	go s.readBanner(stdout, addr)
+	banners := make(chan banner, 1)
+	go s.readBanner(stdout, banners)
 	select {
-	case s.URL = <-addr:
+	case b := <-banners:
+		s.URL, s.Transport = b.url, b.transport
 		return s, nil
 	case <-s.done:
 		err = errors.New("exited before serving")
@@ -167,13 +179,37 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 	return nil, fmt.Errorf("bench: server %s: %w", o.Transport, err)
 }
 
-// readBanner finds "serving on http://..." and then drains stdout.
-func (s *Server) readBanner(stdout io.Reader, addr chan<- string) {
+// banner is what a server's start line says.
+type banner struct {
+	url       string // where it serves, "http://127.0.0.1:PORT"
+	transport string // what it serves: "epoll+uring", "epoll" or "portable"
+}
+
+// parseBanner reads `roost serve`'s start line, "roost VERSION serving on
+// URL (transport NAME)", and reports whether line is one.
+func parseBanner(line string) (banner, bool) {
+	_, rest, ok := strings.Cut(line, "serving on ")
+	if !ok {
+		return banner{}, false
+	}
+	f := strings.Fields(rest)
+	if len(f) != 3 || f[1] != "(transport" {
+		return banner{}, false
+	}
+	name, ok := strings.CutSuffix(f[2], ")")
+	if !ok || name == "" || strings.Contains(name, ")") {
+		return banner{}, false
+	}
+	return banner{url: f[0], transport: name}, true
+}
+
+// readBanner finds the start line and then drains stdout.
+func (s *Server) readBanner(stdout io.Reader, banners chan<- banner) {
 	defer close(s.done)
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
-		if _, rest, ok := strings.Cut(sc.Text(), "serving on "); ok {
-			addr <- strings.Fields(rest)[0]
+		if b, ok := parseBanner(sc.Text()); ok {
+			banners <- b
 		}
 	}
 }
@@ -205,7 +241,9 @@ func NewProbe(t Target) *Probe {
 // Sample is a server's state at one moment.
 type Sample struct {
 	At time.Time `json:"at"`
-	// Transport is the transport label with the most connections.
+	// Transport is the transport the server serves: the one its start
+	// line named when known (Target.Transport), else the transport label
+	// with the most connections (which says "epoll" for epoll+uring too).
 	Transport     string  `json:"transport"`
 	Connections   float64 `json:"connections"`
 	Subscriptions float64 `json:"subscriptions"`
@@ -259,7 +297,7 @@ func (p *Probe) Sample(ctx context.Context) (Sample, error) {
 		*f.dst, _ = m.Sum(f.name)
 	}
 	s.Accepted = m[`roost_handshakes_total{result="accepted"}`]
-	s.Transport = busiestTransport(m)
+	s.Transport = cmpOr(p.Target.Transport, busiestTransport(m))
 	if p.Target.PID > 0 {
 		if ps, err := ReadProc(p.Target.PID); err == nil {
 			s.Proc = &ps

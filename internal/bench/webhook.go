@@ -124,7 +124,7 @@ func webhookRun(ctx context.Context, o *WebhookOptions, recv *receiver, hooks bo
 	if hooks {
 		env = append(env, "ROOST_APP_WEBHOOK_URL="+recv.URL())
 	}
-	srv, err := StartServer(ctx, ServerOptions{Transport: cmpOr(o.Transport, "epoll"), ActivityTimeout: o.ActivityTimeout,
+	srv, err := StartServer(ctx, ServerOptions{Transport: o.Transport, ActivityTimeout: o.ActivityTimeout,
 		Spawn: o.ServerSpawn, Stderr: o.Stderr, Env: env})
 	if err != nil {
 		return nil, err

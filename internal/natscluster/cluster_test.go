@@ -94,17 +94,9 @@ func allReady(ns []*Node) int {
 
 // deleteBuckets removes every bucket of prefix.
 func deleteBuckets(url, prefix string) {
-	nc, err := nats.Connect(url, nats.Timeout(time.Second))
-	if err != nil {
-		return
-	}
-	defer nc.Close()
-	js, _ := jetstream.New(nc)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	for _, s := range []string{"presence", "users", "counts", "cache", "alive", "nodes", "webhooks"} {
-		js.DeleteKeyValue(ctx, prefix+"_"+s)
-	}
+	Purge(ctx, url, prefix)
 }
 
 func TestPresenceFirstAndLastAcrossNodes(t *testing.T) {

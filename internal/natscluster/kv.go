@@ -24,19 +24,37 @@ type buckets struct {
 // any delay plus its margin (each entry carries its own expiry too).
 const webhookTTL = time.Hour
 
+// bucketSpec is one bucket: where it goes, its name after the prefix and
+// the TTL of its entries (zero: none).
+type bucketSpec struct {
+	kv  *jetstream.KeyValue
+	sfx string
+	ttl time.Duration
+}
+
+// specs lists the buckets, the one place that names them.
+func (b *buckets) specs(nodeTTL time.Duration) []bucketSpec {
+	return []bucketSpec{
+		{&b.presence, "presence", 0}, {&b.users, "users", 0}, {&b.counts, "counts", 0},
+		{&b.cache, "cache", hub.CacheTTL}, {&b.alive, "alive", nodeTTL}, {&b.nodes, "nodes", 0},
+		{&b.webhooks, "webhooks", webhookTTL},
+	}
+}
+
+// BucketNames are the key-value buckets a cluster under prefix keeps.
+func BucketNames(prefix string) []string {
+	var names []string
+	for _, s := range new(buckets).specs(0) {
+		names = append(names, prefix+"_"+s.sfx)
+	}
+	return names
+}
+
 // openBuckets creates the buckets that do not exist yet, keeping those that
 // do as they are (an operator may have created them with replicas).
 func (n *Node) openBuckets(ctx context.Context) (*buckets, error) {
 	var b buckets
-	for _, s := range []struct {
-		kv  *jetstream.KeyValue
-		sfx string
-		ttl time.Duration
-	}{
-		{&b.presence, "presence", 0}, {&b.users, "users", 0}, {&b.counts, "counts", 0},
-		{&b.cache, "cache", hub.CacheTTL}, {&b.alive, "alive", n.cfg.NodeTTL}, {&b.nodes, "nodes", 0},
-		{&b.webhooks, "webhooks", webhookTTL},
-	} {
+	for _, s := range b.specs(n.cfg.NodeTTL) {
 		kv, err := n.bucket(ctx, n.cfg.Prefix+"_"+s.sfx, s.ttl)
 		if err != nil {
 			return nil, err
