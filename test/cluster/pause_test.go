@@ -72,6 +72,10 @@ func TestPausedRedisHoldsOnePublish(t *testing.T) {
 	testutil.Eventually(t, stateChange, "node B's cache catching up after the pause", func() bool {
 		return cachedData(t, d.b, "cache-paused") == "during"
 	})
+	// The late mark went to Redis before the backlog B has now read; one
+	// more publish and read give node A time to have taken its answer.
+	d.a.trigger("cache-paused", "e", "settled")
+	cachedData(t, d.b, "cache-paused")
 	for i := range 50 {
 		want := "after-" + strconv.Itoa(i)
 		d.a.trigger("cache-paused", "e", want)
