@@ -198,8 +198,13 @@ func benchCluster(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Float64Var(&o.Rate, "rate", 1000, "steady publishes per second, through node 1")
 	fs.DurationVar(&o.Duration, "duration", 20*time.Second, "how long to publish steadily")
 	fs.IntVar(&o.Publishers, "publishers", 64, "concurrent HTTP publishers")
+	fs.BoolVar(&o.Cache, "cache", false, "publish steadily to cache channels, whose last event the backend stores")
+	serverBin := fs.String("server-bin", "", "run the nodes from this roost `binary` (another build) instead of this one")
 	if !parseMode(fs, args, &o.Common, stderr) {
 		return 2
+	}
+	if *serverBin != "" {
+		o.ServerSpawn = bench.BinaryServer(*serverBin)
 	}
 	o.Backend = strings.Fields(*backend)
 	store, err := backendStore(o.Backend)

@@ -47,6 +47,10 @@ type ClusterOptions struct {
 	// cluster may be using the prefix, and it is left alone. Nil means no
 	// cleanup.
 	Store BackendStore
+	// Cache makes the steady publishing's channels cache channels, whose
+	// last event the backend stores (docs/cluster.md, "What a 200 means").
+	// Zero value means plain public channels.
+	Cache bool
 }
 
 // BackendStore is the shared state a cluster's backend keeps under the
@@ -56,6 +60,14 @@ type BackendStore interface {
 	Kept(ctx context.Context) ([]string, error)
 	// Purge deletes it; called only once every node has stopped.
 	Purge(ctx context.Context) error
+}
+
+// poolPrefix starts the names of the steady publishing's channels.
+func (o *ClusterOptions) poolPrefix() string {
+	if o.Cache {
+		return "cache-" + PoolPrefix
+	}
+	return PoolPrefix
 }
 
 func (o *ClusterOptions) defaults() {
@@ -119,8 +131,10 @@ type ClusterResult struct {
 	PublishErrors int64   `json:"publish_errors"`
 	PublishError  string  `json:"publish_error,omitempty"`
 	CrossNode     Latency `json:"cross_node"`
-	Failed        int64   `json:"failed"`
-	Dropped       int64   `json:"dropped"`
+	// API is what node 1's HTTP API answered the steady publishes.
+	API     APIAnswers `json:"api"`
+	Failed  int64      `json:"failed"`
+	Dropped int64      `json:"dropped"`
 	// Cleanup says what became of the backend state the nodes left under
 	// the prefix ("removed", or why it stays); empty without a Store.
 	Cleanup string `json:"backend_cleanup,omitempty"`
@@ -247,7 +261,7 @@ func (c *cluster) hold(ctx context.Context, o *ClusterOptions, r *ClusterResult,
 	workers := WorkersFor(o.PerNode)
 	for i, srv := range c.servers {
 		f, err := StartFleet(FleetConfig{URL: srv.WebSocketURL(), Workers: workers, FirstSource: 2 + i*workers,
-			ChannelPool: o.Channels, ChannelOffset: i * o.PerNode, SpreadPool: true, Also: sharedChannel,
+			ChannelPool: o.Channels, PoolPrefix: o.poolPrefix(), ChannelOffset: i * o.PerNode, SpreadPool: true, Also: sharedChannel,
 			Spawn: o.Spawn, Stderr: o.Stderr})
 		if err != nil {
 			return err
@@ -321,9 +335,11 @@ func (c *cluster) steady(ctx context.Context, o *ClusterOptions, r *ClusterResul
 		return err
 	}
 	pub := newPublisher(c.servers[0].Target, "", o.Publishers)
-	pub.pick = func() string { return "bench-p" + strconv.Itoa(rand.IntN(o.Channels)) }
+	prefix := o.poolPrefix()
+	pub.pick = func() string { return prefix + strconv.Itoa(rand.IntN(o.Channels)) }
 	before := c.samples(ctx)
-	recv0 := c.received()
+	recv0, start := c.received(), time.Now()
+	var seconds []Latency
 	done := make(chan struct{})
 	go func() { defer close(done); pub.run(ctx, o.Rate, o.Duration, o.Publishers) }()
 	for waiting := true; waiting; {
@@ -331,9 +347,14 @@ func (c *cluster) steady(ctx context.Context, o *ClusterOptions, r *ClusterResul
 		case <-done:
 			waiting = false
 		case <-time.After(time.Second):
-			pr.Printf("steady: %d published, %d delivered, %d errors", pub.sent.Load(), c.received()-recv0, pub.errs.Load())
+			w := pub.answers.takeWindow()
+			seconds = append(seconds, latency(&w))
+			pr.Printf("steady %.0fs: %d published, %d delivered, %d errors; api p50 %.1f / max %.1f ms", time.Since(start).Seconds(),
+				pub.sent.Load(), c.received()-recv0, pub.errs.Load(), ms(w.Percentile(50)), ms(w.Max()))
 		}
 	}
+	r.API = pub.answers.summary(time.Since(start))
+	r.API.Seconds = seconds
 	after := c.samples(ctx)
 	sleep(ctx, time.Second+2*statusEvery) // the last deliveries and worker reports
 	r.Published, r.PublishErrors = pub.sent.Load(), pub.errs.Load()
@@ -421,6 +442,7 @@ func (r *ClusterResult) Table() string {
 			len(r.LastClient), floats(r.LastClient), r.Broadcast.P50, r.Broadcast.P99)},
 		[2]string{"steady", fmt.Sprintf("%d published at %.0f/s over %d channels through node 1, %d errors %s",
 			r.Published, r.Rate, r.Channels, r.PublishErrors, r.PublishError)},
+		[2]string{"api", r.API.String()},
 		[2]string{"cross-node", fmt.Sprintf("%d deliveries on nodes 2-%d: p50 %.1f / p99 %.1f / max %.1f ms",
 			r.CrossNode.Count, len(r.Nodes), r.CrossNode.P50, r.CrossNode.P99, r.CrossNode.Max)},
 		[2]string{"connections", fmt.Sprintf("%d failed, %d dropped", r.Failed, r.Dropped)},

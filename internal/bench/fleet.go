@@ -50,6 +50,9 @@ type FleetConfig struct {
 	// ChannelPool, when positive, draws channel names from that many shared
 	// channels ("bench-p0" ...); zero gives every subscription its own.
 	ChannelPool int
+	// PoolPrefix starts the names of the pool's channels. Zero value means
+	// PoolPrefix, the constant.
+	PoolPrefix string
 	// ChannelOffset shifts the fleet's draw from the pool; with SpreadPool,
 	// worker i draws from ChannelOffset + i*MaxPerWorker on, so that the
 	// workers (and fleets given different offsets) cover the pool instead
@@ -134,6 +137,7 @@ func startWorker(cfg FleetConfig, i int) (*workerProc, error) {
 	cmd := cfg.Spawn([]string{
 		"--url", cfg.URL, "--source", "127.0.0." + strconv.Itoa(cfg.FirstSource+i), "--id", strconv.Itoa(i),
 		"--channels", strconv.Itoa(cfg.Channels), "--pool", strconv.Itoa(cfg.ChannelPool), "--ping", cfg.Ping.String(), "--also", cfg.Also,
+		"--pool-prefix", cmpOr(cfg.PoolPrefix, PoolPrefix),
 		"--offset", strconv.Itoa(cfg.offset(i)), "--ca", cfg.CAFile,
 		"--deflate=" + strconv.FormatBool(cfg.Deflate), "--churn-bare=" + strconv.FormatBool(cfg.ChurnBare),
 	})
@@ -299,3 +303,7 @@ func (f *Fleet) Close() error {
 	f.procs = nil
 	return errors.Join(errs...)
 }
+
+// PoolPrefix starts the names of a pool's shared channels ("bench-p0" ...)
+// unless FleetConfig.PoolPrefix says otherwise.
+const PoolPrefix = "bench-p"

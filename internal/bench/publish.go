@@ -26,6 +26,7 @@ type publisher struct {
 	errs    atomic.Int64
 	lastErr atomic.Pointer[string]
 	pad     string // follows the timestamp in each event's data (padding)
+	answers answers
 }
 
 func newPublisher(t Target, channel string, workers int) *publisher {
@@ -87,6 +88,7 @@ func (p *publisher) publish(ctx context.Context) {
 		return
 	}
 	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
 	resp, err := p.client.Do(req)
 	if err != nil {
 		p.fail(err)
@@ -94,6 +96,7 @@ func (p *publisher) publish(ctx context.Context) {
 	}
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
 	resp.Body.Close()
+	p.answers.record(resp.StatusCode, time.Since(start))
 	if resp.StatusCode != http.StatusOK {
 		p.fail(fmt.Errorf("publish: %s %s", resp.Status, msg))
 		return

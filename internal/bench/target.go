@@ -91,6 +91,14 @@ func SelfServer(args []string) *exec.Cmd {
 // measures what a server serves.
 const DefaultTransport = "auto"
 
+// BinaryServer returns a ServerSpawner that runs the roost binary at path
+// as `roost serve`: another build's server driven by this build's bench.
+func BinaryServer(path string) ServerSpawner {
+	return func(args []string) *exec.Cmd {
+		return exec.Command(path, append([]string{"serve"}, args...)...)
+	}
+}
+
 // ServerOptions configures a roost started as a child process.
 type ServerOptions struct {
 	// Transport is the --transport asked for: "auto", "epoll",

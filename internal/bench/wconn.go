@@ -146,7 +146,7 @@ func readText(c *ws.Client) ([]byte, error) {
 // channel names connection idx's j-th channel: shared from a pool, or its own.
 func (w *worker) channel(idx int64, j int) string {
 	if w.cfg.pool > 0 {
-		return "bench-p" + strconv.FormatInt(((idx+w.cfg.offset)*int64(w.cfg.channels)+int64(j))%int64(w.cfg.pool), 10)
+		return w.cfg.poolPrefix + strconv.FormatInt(((idx+w.cfg.offset)*int64(w.cfg.channels)+int64(j))%int64(w.cfg.pool), 10)
 	}
 	return fmt.Sprintf("bench-w%d-%d-%d", w.cfg.id, idx, j)
 }

@@ -75,15 +75,16 @@ func cmp0(a, b int64) int64 {
 
 // workerConfig is what a worker is started with.
 type workerConfig struct {
-	url      string
-	source   string
-	id       int
-	channels int
-	pool     int
-	offset   int64  // added to connection numbers when drawing from the pool
-	also     string // a channel every connection subscribes to besides its own
-	ping     time.Duration
-	deflate  bool
+	url        string
+	source     string
+	id         int
+	channels   int
+	pool       int
+	poolPrefix string // starts the names of the pool's channels
+	offset     int64  // added to connection numbers when drawing from the pool
+	also       string // a channel every connection subscribes to besides its own
+	ping       time.Duration
+	deflate    bool
 	// churnBare has churned connections close right after
 	// connection_established instead of subscribing first.
 	churnBare bool
@@ -144,6 +145,7 @@ func parseWorkerFlags(args []string, stderr io.Writer) (workerConfig, error) {
 	fs.IntVar(&c.id, "id", 0, "worker number, for channel names")
 	fs.IntVar(&c.channels, "channels", 1, "channels each connection subscribes to")
 	fs.IntVar(&c.pool, "pool", 0, "draw channel names from this many shared channels (0: one per subscription)")
+	fs.StringVar(&c.poolPrefix, "pool-prefix", PoolPrefix, "start the names of the pool's channels with this")
 	fs.Int64Var(&c.offset, "offset", 0, "add this to connection numbers when drawing channels from the pool")
 	fs.StringVar(&c.also, "also", "", "a `channel` every connection subscribes to as well")
 	fs.DurationVar(&c.ping, "ping", 0, "send pusher:ping after this much silence (0: the server's activity_timeout)")

@@ -1,7 +1,6 @@
 package hub
 
 import (
-	"context"
 	"strings"
 
 	"github.com/roostproject/roost/internal/pusher"
@@ -24,27 +23,6 @@ func (h *Hub) Publish(app string, p Publication) error {
 		}
 	}
 	return nil
-}
-
-// WaitStored is what the HTTP API does after its publishes: it returns once
-// the broker has written everything this node published before the call to
-// the shared store, so that a subscriber on any node after the answer gets
-// the last one as the cached event, as on one node. It waits at most
-// StoreWait (and until ctx ends): then the publications stay queued, already
-// delivered here. A batch waits once, after its last event.
-func (h *Hub) WaitStored(ctx context.Context) {
-	s, ok := h.broker.(Storer)
-	if !ok {
-		return
-	}
-	done := make(chan struct{}, 1)
-	s.Stored(func() { done <- struct{}{} })
-	ctx, cancel := h.bounded(ctx)
-	defer cancel()
-	select {
-	case <-done:
-	case <-ctx.Done():
-	}
 }
 
 // Deliver fans m out to this node's subscribers: it encodes m once and posts

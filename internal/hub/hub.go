@@ -78,6 +78,7 @@ type Hub struct {
 	cache    Cache
 	inline   bool          // every store is the hub's own, in memory
 	wait     time.Duration // Config.StoreWait
+	late     atomic.Bool   // a WaitStored ran out, and no mark was answered since (see stored.go)
 
 	// observer is told of the facts webhooks report; localCounts says the
 	// hub reports channel transitions itself (its counts are in memory).

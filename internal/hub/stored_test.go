@@ -46,3 +46,23 @@ func TestWaitStoredWaitsForTheStore(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitStoredAnswersAtOnceAfterAWaitRanOut: once the store let one wait
+// run out, the next caller does not wait (nor queue a mark) until the
+// store answers the late mark; then callers wait for the store again.
+func TestWaitStoredAnswersAtOnceAfterAWaitRanOut(t *testing.T) {
+	h := New(Config{Shards: 1, Encode: rawEncode, StoreWait: time.Millisecond}, 7)
+	b := storing{MemoryBroker: NewMemoryBroker(h.Deliver), marks: make(chan func(), 2)}
+	h.SetBroker(b)
+	h.WaitStored(context.Background()) // runs out: the store never answers
+	late := <-b.marks
+	h.WaitStored(context.Background())
+	if len(b.marks) != 0 {
+		t.Fatal("after a wait ran out, the next caller queued a mark and waited for the stalled store")
+	}
+	late()
+	h.WaitStored(context.Background())
+	if len(b.marks) != 1 {
+		t.Fatal("after the store answered the late mark, a caller did not wait for the store again")
+	}
+}

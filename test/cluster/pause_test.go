@@ -2,9 +2,11 @@ package cluster
 
 import (
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/testutil"
 )
 
@@ -41,5 +43,44 @@ func TestNoDuplicatesAfterPause(t *testing.T) {
 	t.Logf("canary across the pause: %v", report)
 	if report.Duplicates > 0 {
 		t.Errorf("%d canary events were delivered more than once: %v", report.Duplicates, report)
+	}
+}
+
+// TestPausedRedisHoldsOnePublish stops Redis with SIGSTOP, which a node
+// does not take for an outage until its heartbeat goes unanswered too. The
+// first HTTP API publish after it waits for the store, up to the hub's
+// store wait; the next ones, while Redis is still paused, must answer at
+// once rather than each hold the store wait until the node declares Redis
+// down (docs/cluster.md, "What a 200 means"). Once Redis runs again, a 200
+// means stored again.
+func TestPausedRedisHoldsOnePublish(t *testing.T) {
+	t.Parallel()
+	d := newDuo(t, "roost-pausepub")
+	d.waitReady(http.StatusOK, "ready")
+	d.a.trigger("cache-paused", "e", "before")
+	d.redis.Pause()
+	d.a.trigger("cache-paused", "e", "held") // waits out the store wait
+	for i := range 3 {
+		start := time.Now()
+		d.a.trigger("cache-paused", "e", "during")
+		if took := time.Since(start); took > hub.DefaultStoreWait/2 {
+			t.Fatalf("publish %d after a wait ran out took %v with Redis still paused, want an answer at once", i+1, took)
+		}
+	}
+	d.redis.Resume()
+	d.waitReady(http.StatusOK, "ready")
+	testutil.Eventually(t, stateChange, "node B's cache catching up after the pause", func() bool {
+		return cachedData(t, d.b, "cache-paused") == "during"
+	})
+	// The late mark went to Redis before the backlog B has now read; one
+	// more publish and read give node A time to have taken its answer.
+	d.a.trigger("cache-paused", "e", "settled")
+	cachedData(t, d.b, "cache-paused")
+	for i := range 50 {
+		want := "after-" + strconv.Itoa(i)
+		d.a.trigger("cache-paused", "e", want)
+		if got := cachedData(t, d.b, "cache-paused"); got != want {
+			t.Fatalf("after the pause, node B's cache holds %q once node A answered 200 to %q", got, want)
+		}
 	}
 }
