@@ -26,9 +26,9 @@ type pingClient struct {
 	buf  []byte
 }
 
-// newPingClient starts a one-loop poller and hands it one end of a
-// socket pair, as Add hands it an upgraded connection.
-func newPingClient(tb testing.TB) *pingClient {
+// newTestPoller starts a one-loop poller with minute-long timeouts; the
+// caller closes it.
+func newTestPoller(tb testing.TB) *Poller {
 	h := hub.New(hub.Config{Shards: 1, Encode: func(m *hub.Message) []byte { return []byte(m.Data) }}, 1)
 	env := &session.Env{Hub: h, Config: &config.Config{ActivityTimeout: time.Minute},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
@@ -38,6 +38,13 @@ func newPingClient(tb testing.TB) *pingClient {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return p
+}
+
+// newPingClient starts a one-loop poller and hands it one end of a
+// socket pair, as Add hands it an upgraded connection.
+func newPingClient(tb testing.TB) *pingClient {
+	p := newTestPoller(tb)
 	tb.Cleanup(func() { p.close() })
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {

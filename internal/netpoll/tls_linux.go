@@ -32,9 +32,12 @@ var _ socket = (*conn)(nil)
 // TLS server connection over a Stream that has completed its handshake and
 // the WebSocket upgrade. buffered are the bytes already decrypted past the
 // upgrade request; st is the decoder state the handshake left (ws.Upgrade).
-// The caller must not use tc afterwards.
+// The caller must not use tc afterwards. What tc keeps only for its
+// handshake and for calls the loop never makes is released here, while the
+// caller's goroutine still owns tc.
 func (p *Poller) AddTLS(fd int, tc *tls.Conn, buffered []byte, app *config.App, st ws.State) {
 	tc.NetConn().(*Stream).detach()
+	tlsidle.Forget(tc)
 	l := p.loops[p.next.Add(1)%uint32(len(p.loops))]
 	l.post(op{kind: opAdd, add: &addReq{fd: fd, buffered: buffered, app: app, ws: st, tls: tc}})
 }

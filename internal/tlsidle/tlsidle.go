@@ -31,9 +31,9 @@ func offset(t reflect.Type, name string, want reflect.Type) (uintptr, bool) {
 	return sf.Offset, true
 }
 
-// Supported reports whether Shrink can work with this Go release's
-// crypto/tls.
-func Supported() bool { return fields.ok }
+// Supported reports whether Shrink and Forget can work with this Go
+// release's crypto/tls.
+func Supported() bool { return fields.ok && handshakeFields.ok }
 
 // Shrink releases c's read and handshake buffers when all of them are
 // empty, and reports whether it did. It must not run concurrently with a

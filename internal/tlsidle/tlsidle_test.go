@@ -32,8 +32,9 @@ func serverConfig(tb testing.TB) *tls.Config {
 }
 
 // pair returns a server connection past its handshake and the client's,
-// over loopback TCP.
-func pair(tb testing.TB, cfg *tls.Config) (server, client *tls.Conn) {
+// over loopback TCP. The client offers TLS versions up to maxVersion (zero
+// means crypto/tls's default, TLS 1.3).
+func pair(tb testing.TB, cfg *tls.Config, maxVersion uint16) (server, client *tls.Conn) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
@@ -46,7 +47,7 @@ func pair(tb testing.TB, cfg *tls.Config) (server, client *tls.Conn) {
 			done <- err
 			return
 		}
-		client = tls.Client(nc, &tls.Config{InsecureSkipVerify: true})
+		client = tls.Client(nc, &tls.Config{InsecureSkipVerify: true, MaxVersion: maxVersion})
 		done <- client.Handshake()
 	}()
 	nc, err := ln.Accept()
@@ -86,7 +87,7 @@ func TestSupported(t *testing.T) {
 // TestShrinkKeepsTheConnectionWorking shrinks between messages of every
 // size, across record boundaries, and checks that every byte still arrives.
 func TestShrinkKeepsTheConnectionWorking(t *testing.T) {
-	server, client := pair(t, serverConfig(t))
+	server, client := pair(t, serverConfig(t), 0)
 	defer server.Close()
 	defer client.Close()
 	if !Shrink(server) {
@@ -104,7 +105,7 @@ func TestShrinkKeepsTheConnectionWorking(t *testing.T) {
 // TestShrinkLeavesBufferedData: nothing is released while a record (or
 // part of one) is still to be read.
 func TestShrinkLeavesBufferedData(t *testing.T) {
-	server, client := pair(t, serverConfig(t))
+	server, client := pair(t, serverConfig(t), 0)
 	defer server.Close()
 	defer client.Close()
 	go client.Write([]byte("hello, world"))
@@ -122,24 +123,39 @@ func TestShrinkLeavesBufferedData(t *testing.T) {
 }
 
 // BenchmarkIdleConnHeap reports the heap one server connection holds
-// after its handshake and one small message, without and with Shrink.
+// after its handshake and one small message: as crypto/tls leaves it, after
+// Shrink, and after Shrink and Forget, with TLS 1.3 and with TLS 1.2.
 func BenchmarkIdleConnHeap(b *testing.B) {
-	for _, shrink := range []bool{false, true} {
-		name := map[bool]string{false: "kept", true: "shrunk"}[shrink]
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			cfg := serverConfig(b)
-			var perConn float64
-			for range b.N {
-				perConn = idleHeap(b, cfg, shrink)
-			}
-			b.ReportMetric(perConn, "heapB/conn")
-		})
+	versions := []struct {
+		name string
+		max  uint16
+	}{{"tls13", tls.VersionTLS13}, {"tls12", tls.VersionTLS12}}
+	releases := []struct {
+		name    string
+		release func(*tls.Conn)
+	}{
+		{"kept", func(*tls.Conn) {}},
+		{"shrunk", func(c *tls.Conn) { Shrink(c) }},
+		{"forgotten", func(c *tls.Conn) { Shrink(c); Forget(c) }},
+	}
+	for _, v := range versions {
+		for _, r := range releases {
+			b.Run(v.name+"/"+r.name, func(b *testing.B) {
+				b.ReportAllocs()
+				cfg := serverConfig(b)
+				var perConn float64
+				for range b.N {
+					perConn = idleHeap(b, cfg, v.max, r.release)
+				}
+				b.ReportMetric(perConn, "heapB/conn")
+			})
+		}
 	}
 }
 
-// idleHeap measures the heap 200 idle server connections hold.
-func idleHeap(b *testing.B, cfg *tls.Config, shrink bool) float64 {
+// idleHeap measures the heap 200 idle server connections hold once
+// release has run on each.
+func idleHeap(b *testing.B, cfg *tls.Config, maxVersion uint16, release func(*tls.Conn)) float64 {
 	const n = 200
 	servers := make([]*tls.Conn, n)
 	clients := make([]*tls.Conn, n)
@@ -147,11 +163,9 @@ func idleHeap(b *testing.B, cfg *tls.Config, shrink bool) float64 {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for i := range n {
-		servers[i], clients[i] = pair(b, cfg)
+		servers[i], clients[i] = pair(b, cfg, maxVersion)
 		exchange(b, servers[i], clients[i], []byte(`{"event":"pusher:ping","data":{}}`))
-		if shrink {
-			Shrink(servers[i])
-		}
+		release(servers[i])
 	}
 	for i := range clients { // keep only the servers' side
 		clients[i].NetConn().Close()
