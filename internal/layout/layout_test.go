@@ -14,7 +14,7 @@ import (
 const module = "github.com/roostproject/roost/"
 
 // leaves import nothing of roost's own.
-var leaves = []string{"ws", "pusher", "auth", "wheel", "connstats", "rate", "ratelog", "redisurl", "tlsidle"}
+var leaves = []string{"ws", "httphead", "pusher", "auth", "wheel", "connstats", "rate", "ratelog", "redisurl", "tlsidle"}
 
 // packages returns every package directory under the module, by path
 // relative to the module root, with its parsed non-test files.

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"net"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/roostproject/roost/internal/admission"
 	"github.com/roostproject/roost/internal/netpoll"
-	"github.com/roostproject/roost/internal/ws"
 )
 
 // On the epoll transport without TLS the loops accept connections and read
@@ -48,19 +46,16 @@ func (s *Server) acceptOnLoops(ln net.Listener) net.Listener {
 	return s.handoff
 }
 
-// headReaders reuse the buffered readers that parse request heads.
-var headReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4096) }}
-
 // Handshake implements netpoll.Handshaker: it upgrades a WebSocket
 // handshake net/http would upgrade, answers one the admission gate refuses
 // as net/http would (without the descriptor a hand-over costs, which a
 // node out of them does not have), and hands over everything else.
 func (s *Server) Handshake(fd int, head []byte, from netip.Addr) (netpoll.Accepted, []byte) {
-	r, ok := readHead(head)
-	if !ok {
+	var r loopRequest
+	if !readLoopRequest(head, &r) {
 		return netpoll.Accepted{}, nil
 	}
-	up, ok := s.plainHandshake(r)
+	up, ok := s.plainHandshake(&r)
 	if !ok {
 		return netpoll.Accepted{}, nil
 	}
@@ -72,77 +67,38 @@ func (s *Server) Handshake(fd int, head []byte, from netip.Addr) (netpoll.Accept
 	return up, nil
 }
 
-// readHead parses a request head as net/http does.
-func readHead(head []byte) (*http.Request, bool) {
-	br := headReaders.Get().(*bufio.Reader)
-	defer headReaders.Put(br)
-	br.Reset(bytes.NewReader(head))
-	r, err := http.ReadRequest(br)
-	return r, err == nil
-}
-
 // plainHandshake returns the upgrade of a request that net/http's routes
-// would upgrade with no refusal: GET /app/{key} over HTTP/1.1, one valid
-// Host, no body, a valid WebSocket handshake (ws.CheckHandshake), an app
-// held in memory (configured or cached) that is enabled, allows the Origin
-// and the protocol, and is under its quota. Anything else is for net/http.
+// would upgrade with no refusal: readLoopRequest has read a GET /app/{key}
+// over HTTP/1.1 with one Host and no body; it needs a plain Host
+// (plainHost), a valid WebSocket handshake (ws.Head.Check), an app held in
+// memory (configured or cached) that is enabled, allows the Origin and the
+// protocol, and is under its quota. Anything else is for net/http.
 // Extensions are negotiated as ws.Upgrade negotiates them (ws.Negotiate).
-func (s *Server) plainHandshake(r *http.Request) (netpoll.Accepted, bool) {
-	appKey, ok := appPath(r)
-	if !ok || !plainRequest(r) {
+func (s *Server) plainHandshake(r *loopRequest) (netpoll.Accepted, bool) {
+	if !plainHost(r.values[fieldHost]) {
 		return netpoll.Accepted{}, false
 	}
-	key, herr := ws.CheckHandshake(r)
+	head := r.wsHead()
+	key, herr := head.Check()
 	if herr != nil {
 		return netpoll.Accepted{}, false
 	}
-	app, known := s.apps.CachedByKey(appKey) // an app the database must be asked for: net/http waits
+	app, known := s.apps.CachedByKey(r.appKey) // an app the database must be asked for: net/http waits
 	if !known {
 		return netpoll.Accepted{}, false
 	}
-	if code, _ := admit(app, requestQuery(r.URL)); code != 0 {
+	if code, _ := admit(app, r.query); code != 0 {
 		return netpoll.Accepted{}, false
 	}
-	if origin := r.Header.Get("Origin"); origin != "" && !app.AllowsOrigin(origin) {
+	if origin := r.values[fieldOrigin]; origin != "" && !app.AllowsOrigin(origin) {
 		return netpoll.Accepted{}, false
 	}
 	if app.MaxConnections > 0 && s.hub.Connections(app.ID) >= app.MaxConnections {
 		return netpoll.Accepted{}, false
 	}
 	up := netpoll.Accepted{App: app, Key: key}
-	up.Extensions, up.WS = ws.Negotiate(r.Header, upgradeOptions(app))
+	up.Extensions, up.WS = head.Negotiate(upgradeOptions(app))
 	return up, true
-}
-
-// appPath returns the {key} of GET /app/{key} when the path needs no
-// unescaping or cleaning, as the route would match it.
-func appPath(r *http.Request) (string, bool) {
-	if r.Method != http.MethodGet || r.URL.RawPath != "" || r.URL.Host != "" || !strings.HasPrefix(r.RequestURI, "/") {
-		return "", false
-	}
-	key, ok := strings.CutPrefix(r.URL.Path, "/app/")
-	if !ok || key == "" || key == "." || key == ".." || strings.ContainsAny(key, "/%") {
-		return "", false
-	}
-	return key, true
-}
-
-// plainRequest reports an HTTP/1.1 request that net/http's server would
-// accept as it is: exactly one Host of plain characters, no body, no
-// Expect, and header values without control characters.
-func plainRequest(r *http.Request) bool {
-	if r.ProtoMajor != 1 || r.ProtoMinor != 1 || !plainHost(r.Host) || // http.ReadRequest refused two Hosts
-		r.ContentLength != 0 || len(r.TransferEncoding) > 0 || r.Header["Expect"] != nil {
-		return false
-	}
-	for _, vv := range r.Header {
-		for _, v := range vv {
-			if strings.ContainsFunc(v, func(c rune) bool { return c < ' ' && c != '\t' || c == 0x7f }) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // plainHost accepts a host[:port] of letters, digits and . - : [ ] _.

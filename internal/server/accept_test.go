@@ -119,6 +119,25 @@ func BenchmarkLoopHandshake(b *testing.B) {
 	}
 }
 
+// TestLoopHandshakeAllocations: deciding about a plain handshake on a loop
+// allocates one copy of the head and nothing else (http.ReadRequest took
+// 17 allocations).
+func TestLoopHandshakeAllocations(t *testing.T) {
+	s := newServer(t, "epoll", nil)
+	t.Cleanup(func() { s.Shutdown(context.Background()) })
+	head := []byte(handshakeHead)
+	from := netip.MustParseAddr("127.0.0.1")
+	n := testing.AllocsPerRun(100, func() {
+		if up, _ := s.Handshake(7, head, from); up.App == nil {
+			t.Fatal("not upgraded")
+		}
+		s.gate.Release(s.fds.take(7))
+	})
+	if n > 1 {
+		t.Fatalf("%v allocations per handshake, want at most 1", n)
+	}
+}
+
 // TestLoopNegotiatesDeflate: a handshake a loop upgrades itself negotiates
 // permessage-deflate by ws.Upgrade's rule (ws.Negotiate): for an app with
 // compression the 101 accepts the offer and the connection then reads a

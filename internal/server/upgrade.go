@@ -52,7 +52,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 // to retry later (4100: pusher-js backs off and reconnects).
 func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, app *config.App, storeErr error, ticket admission.Ticket, fd int) {
 	nc, buffered, st, err := ws.Upgrade(w, r, upgradeOptions(app))
-	code, msg := admit(app, requestQuery(r.URL))
+	code, msg := admit(app, rawQuery(r.URL.RawQuery))
 	if storeErr != nil {
 		code, msg = pusher.OverCapacity, "app store unavailable, try again later"
 	}
@@ -94,7 +94,7 @@ func upgradeOptions(app *config.App) *ws.UpgradeOptions {
 }
 
 // admit checks the app and the protocol version of a new connection.
-func admit(app *config.App, q query) (pusher.Code, string) {
+func admit(app *config.App, q rawQuery) (pusher.Code, string) {
 	switch {
 	case app == nil:
 		return pusher.AppNotFound, "unknown app key"
@@ -109,7 +109,7 @@ var versionRE = regexp.MustCompile(`^\d+(\.\d+){0,2}([-+][0-9A-Za-z.\-]+)?$`)
 // checkProtocol applies the Pusher protocol version rules: protocol 5 to 7
 // are spoken; without a protocol the client's version must at least be
 // well-formed.
-func checkProtocol(q query) (pusher.Code, string) {
+func checkProtocol(q rawQuery) (pusher.Code, string) {
 	v := q.Get("version")
 	if v != "" && !versionRE.MatchString(v) {
 		return pusher.InvalidVersion, "invalid version string"

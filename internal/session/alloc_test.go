@@ -61,3 +61,18 @@ func BenchmarkOwnChannelBytes(b *testing.B) {
 		runtime.KeepAlive(conns)
 	}
 }
+
+// BenchmarkConnectSubscribe is the session's share of what roost bench
+// churn measures: pusher:connection_established, a subscription to a
+// public channel of its own and its answer, then the close.
+func BenchmarkConnectSubscribe(b *testing.B) {
+	f := newFixture(b, nil)
+	msg := []byte(subscribe("churn-1", "", ""))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := recorder{f: f, discard: true}
+		r.call().Init(&f.env.Config.Apps[0])
+		r.call().HandleText(msg)
+		r.call().Closed()
+	}
+}

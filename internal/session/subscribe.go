@@ -146,7 +146,7 @@ func (s Call) joined(ch *hub.Channel, self *hub.Member) {
 		if j.Cached != nil {
 			s.conn.Send(j.Cached)
 		} else {
-			s.send(pusher.AppendCacheMiss(nil, name))
+			s.send(pusher.AppendCacheMiss(newMessage(), name))
 			s.env.CacheMiss(s.app.ID, name)
 		}
 	}
@@ -165,10 +165,10 @@ func (s Call) attach(ch *hub.Channel) {
 // members of a presence channel.
 func (s Call) succeeded(ch *hub.Channel, members []hub.Member) {
 	if pusher.KindOf(ch.Name()).IsPresence() {
-		s.send(pusher.AppendPresenceSucceeded(nil, ch.Name(), memberInfos(members)))
+		s.send(pusher.AppendPresenceSucceeded(newMessage(), ch.Name(), memberInfos(members)))
 		return
 	}
-	s.send(pusher.AppendSubscriptionSucceeded(nil, ch.Name()))
+	s.send(pusher.AppendSubscriptionSucceeded(newMessage(), ch.Name()))
 }
 
 // memberInfos yields members as user id and user_info pairs (nil info for
@@ -234,5 +234,5 @@ func (s Call) subscriptionError(channel, typ, message string, status int) {
 		Error  string `json:"error"`
 		Status int    `json:"status"`
 	}{typ, message, status})
-	s.send(pusher.AppendRawEvent(nil, "pusher:subscription_error", channel, data))
+	s.send(pusher.AppendRawEvent(newMessage(), "pusher:subscription_error", channel, data))
 }

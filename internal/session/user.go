@@ -41,7 +41,7 @@ func (s Call) signin(msg pusher.Message) {
 			s.unauthorized("already signed in as another user")
 			return
 		}
-		s.send(pusher.AppendSigninSuccess(nil, req.UserData))
+		s.send(pusher.AppendSigninSuccess(newMessage(), req.UserData))
 		return
 	}
 	s.becomeUser(ud.ID, userInfo(req.UserData))
@@ -69,7 +69,7 @@ func (s Call) afterSignin(userData string, watchlist []string, err error) {
 		s.resume()
 		return
 	}
-	s.send(pusher.AppendSigninSuccess(nil, userData))
+	s.send(pusher.AppendSigninSuccess(newMessage(), userData))
 	s.watch(watchlist)
 }
 
@@ -113,7 +113,7 @@ func (s Call) watch(ids []string) {
 		if err != nil {
 			s.sendError(pusher.NoCode, "the watchlist's state is unknown: "+err.Error())
 		} else {
-			s.send(pusher.AppendWatchlistEvents(nil, online, nil))
+			s.send(pusher.AppendWatchlistEvents(newMessage(), online, nil))
 		}
 		s.x.signing = noSignin
 		s.resume()

@@ -73,39 +73,77 @@ type UpgradeOptions struct {
 // Negotiate applies opts to a handshake's headers: it returns the
 // Sec-WebSocket-Extensions value to answer with ("" for none) and the
 // decoder State the connection starts from. Upgrade calls it; a server
-// that reads the request itself calls it to negotiate by the same rule.
+// that reads the request itself calls Head.Negotiate, the same rule.
 func Negotiate(h http.Header, opts *UpgradeOptions) (extensions string, st State) {
+	head := Head{Extensions: h.Values("Sec-WebSocket-Extensions")}
+	return head.Negotiate(opts)
+}
+
+// Negotiate is the package's Negotiate on the Sec-WebSocket-Extensions
+// lines of h.
+func (h *Head) Negotiate(opts *UpgradeOptions) (extensions string, st State) {
 	if opts == nil || !opts.Deflate {
 		return "", State{}
 	}
-	extensions, ok := NegotiateDeflate(h.Values("Sec-WebSocket-Extensions"))
+	extensions, ok := NegotiateDeflate(h.Extensions)
 	if !ok {
 		return "", State{}
 	}
 	return extensions, DeflateState()
 }
 
-// CheckHandshake applies RFC 6455 4.2.1 in order and returns the client's
-// key, or the HTTP error to answer with. Upgrade calls it; a server that
-// reads the request itself calls it to apply the same rules.
+// Head is what the rules of an opening handshake read of a request: its
+// method, whether it is HTTP/1.1 or later, and the values of the header
+// lines involved, each in the order they came. HeadOf takes it from an
+// *http.Request; a server that parses request heads itself fills it in, so
+// that both are held to one set of rules (Check and Negotiate).
+type Head struct {
+	Method     string
+	HTTP11     bool     // HTTP/1.1 or a later version
+	Upgrade    []string // the values of the Upgrade lines
+	Connection []string // of the Connection lines
+	Version    []string // of the Sec-WebSocket-Version lines
+	Key        []string // of the Sec-WebSocket-Key lines
+	Extensions []string // of the Sec-WebSocket-Extensions lines
+}
+
+// HeadOf reads the Head of r, without copying its header values.
+func HeadOf(r *http.Request) Head {
+	return Head{
+		Method: r.Method, HTTP11: r.ProtoAtLeast(1, 1),
+		Upgrade: r.Header.Values("Upgrade"), Connection: r.Header.Values("Connection"),
+		Version: r.Header.Values("Sec-WebSocket-Version"), Key: r.Header.Values("Sec-WebSocket-Key"),
+		Extensions: r.Header.Values("Sec-WebSocket-Extensions"),
+	}
+}
+
+// CheckHandshake applies RFC 6455 4.2.1 to r (Head.Check) and returns the
+// client's key, or the HTTP error to answer with. Upgrade calls it; a
+// server that reads the request itself calls it to apply the same rules.
 func CheckHandshake(r *http.Request) (string, *HandshakeError) {
+	h := HeadOf(r)
+	return h.Check()
+}
+
+// Check applies RFC 6455 4.2.1 in order and returns the client's key, or
+// the HTTP error to answer with.
+func (h *Head) Check() (string, *HandshakeError) {
 	switch {
-	case r.Method != http.MethodGet:
+	case h.Method != http.MethodGet:
 		return "", &HandshakeError{http.StatusMethodNotAllowed, "websocket: the handshake must be a GET request"}
-	case !r.ProtoAtLeast(1, 1):
+	case !h.HTTP11:
 		return "", &HandshakeError{http.StatusBadRequest, "websocket: the handshake needs HTTP/1.1"}
-	case !hasToken(r.Header, "Upgrade", "websocket"):
+	case !hasToken(h.Upgrade, "websocket"):
 		return "", &HandshakeError{http.StatusUpgradeRequired, "websocket: missing \"Upgrade: websocket\" header"}
-	case !hasToken(r.Header, "Connection", "upgrade"):
+	case !hasToken(h.Connection, "upgrade"):
 		return "", &HandshakeError{http.StatusUpgradeRequired, "websocket: \"Connection\" header does not contain \"Upgrade\""}
-	case r.Header.Get("Sec-WebSocket-Version") != "13":
+	case len(h.Version) == 0 || h.Version[0] != "13": // the first line, as http.Header.Get reads it
 		return "", &HandshakeError{http.StatusUpgradeRequired, "websocket: unsupported Sec-WebSocket-Version, want 13"}
 	}
-	keys := r.Header.Values("Sec-WebSocket-Key")
-	if len(keys) != 1 || !validKey(keys[0]) {
+	if len(h.Key) != 1 || !validKey(h.Key[0]) {
 		return "", &HandshakeError{http.StatusBadRequest, "websocket: Sec-WebSocket-Key must be one base64-encoded 16-byte value"}
 	}
-	return keys[0], nil
+	return h.Key[0], nil
 }
 
 // write sends the rejection. A 426 names what to upgrade to (RFC 9110
@@ -121,10 +159,11 @@ func (e *HandshakeError) write(w http.ResponseWriter) {
 	http.Error(w, e.Reason, e.Status)
 }
 
-// hasToken reports whether a comma-separated header holds token, ignoring
-// case (RFC 9110 5.6.1: list syntax; header lines may repeat).
-func hasToken(h http.Header, name, token string) bool {
-	for _, v := range h.Values(name) {
+// hasToken reports whether one of the values of a comma-separated header
+// holds token, ignoring case (RFC 9110 5.6.1: list syntax; header lines
+// may repeat).
+func hasToken(values []string, token string) bool {
+	for _, v := range values {
 		for part := range strings.SplitSeq(v, ",") {
 			if strings.EqualFold(strings.TrimSpace(part), token) {
 				return true

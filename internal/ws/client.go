@@ -261,9 +261,9 @@ func checkSwitching(resp *http.Response, key string) error {
 	switch {
 	case resp.StatusCode != http.StatusSwitchingProtocols:
 		return fmt.Errorf("unexpected response %q", resp.Status)
-	case !hasToken(resp.Header, "Upgrade", "websocket"):
+	case !hasToken(resp.Header.Values("Upgrade"), "websocket"):
 		return errors.New("response lacks \"Upgrade: websocket\"")
-	case !hasToken(resp.Header, "Connection", "upgrade"):
+	case !hasToken(resp.Header.Values("Connection"), "upgrade"):
 		return errors.New("response lacks \"Connection: Upgrade\"")
 	case resp.Header.Get("Sec-WebSocket-Accept") != AcceptKey(key):
 		return errors.New("wrong Sec-WebSocket-Accept")

@@ -169,6 +169,23 @@ func AppendFrameHeader(dst []byte, op Opcode, length int) []byte {
 	return appendHeader(dst, header{fin: true, op: op, length: uint64(length)})
 }
 
+// FrameRoom is the room PrependFrameHeader needs before a payload: the
+// largest header of an unmasked frame (RFC 6455 5.2: two bytes and eight of
+// payload length).
+const FrameRoom = 10
+
+// PrependFrameHeader turns buf, FrameRoom bytes of room followed by a
+// payload, into the unfragmented server frame AppendFrame would make of
+// that payload, in the same memory, and returns it: a message built behind
+// the room is sent without a second buffer.
+func PrependFrameHeader(buf []byte, op Opcode) []byte {
+	var h [FrameRoom]byte
+	hdr := AppendFrameHeader(h[:0], op, len(buf)-FrameRoom)
+	start := FrameRoom - len(hdr)
+	copy(buf[start:], hdr)
+	return buf[start:]
+}
+
 // AppendFrame appends one unfragmented server frame: FIN set and, as RFC
 // 6455 5.1 requires of a server, no mask. Server frames being unmasked is
 // what lets one encoded publish be shared by every subscriber.

@@ -169,3 +169,15 @@ func TestOpcodeString(t *testing.T) {
 		}
 	}
 }
+
+// TestPrependFrameHeader: a frame made in place is the one AppendFrame
+// makes, at every length where the header changes size.
+func TestPrependFrameHeader(t *testing.T) {
+	for _, n := range []int{0, 1, 125, 126, 127, 65535, 65536, 70000} {
+		payload := bytes.Repeat([]byte{'x'}, n)
+		got := PrependFrameHeader(append(make([]byte, FrameRoom), payload...), OpText)
+		if want := AppendFrame(nil, OpText, payload); !bytes.Equal(got, want) {
+			t.Errorf("length %d: % x..., want % x...", n, got[:min(len(got), 12)], want[:min(len(want), 12)])
+		}
+	}
+}
