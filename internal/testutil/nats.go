@@ -149,12 +149,7 @@ func (n *NATS) signal(sig syscall.Signal) {
 	n.t.Helper()
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.cmd == nil {
-		n.t.Fatalf("nats-server on %s is not running", n.addr())
-	}
-	if err := n.cmd.Process.Signal(sig); err != nil {
-		n.t.Fatalf("signal %v to nats-server: %v", sig, err)
-	}
+	signalServer(n.t, n.cmd, "nats-server on "+n.addr(), sig)
 }
 
 // Output returns what nats-server printed, for failure messages.

@@ -151,12 +151,7 @@ func (r *Redis) signal(sig syscall.Signal) {
 	r.t.Helper()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.cmd == nil {
-		r.t.Fatalf("redis-server on %s is not running", r.addr())
-	}
-	if err := r.cmd.Process.Signal(sig); err != nil {
-		r.t.Fatalf("signal %v to redis-server: %v", sig, err)
-	}
+	signalServer(r.t, r.cmd, "redis-server on "+r.addr(), sig)
 }
 
 // Pings reports whether the server answers PING with PONG within a second.
