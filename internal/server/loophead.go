@@ -70,18 +70,20 @@ func (r *loopRequest) field(name, value string) bool {
 			lower[i] += 'a' - 'A'
 		}
 	}
-	switch n := string(lower[:len(name)]); n {
-	case "content-length", "transfer-encoding", "expect":
-		return false
-	default:
-		for i, f := range loopFields {
-			if n == f && r.seen&(1<<i) != 0 {
-				return false
-			} else if n == f {
-				r.seen |= 1 << i
-				r.values[i] = value
-			}
+	n := string(lower[:len(name)])
+	if n == "content-length" || n == "transfer-encoding" || n == "expect" {
+		return false // a body, or a wait for one: net/http's to serve
+	}
+	for i, f := range loopFields {
+		if n != f {
+			continue
 		}
+		if r.seen&(1<<i) != 0 {
+			return false // a repeated field
+		}
+		r.seen |= 1 << i
+		r.values[i] = value
+		break
 	}
 	return true
 }
