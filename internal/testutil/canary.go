@@ -34,7 +34,8 @@ type Canary struct {
 	sent   []time.Time
 	got    map[int][]time.Time
 	errs   []error
-	strays int // frames on the channel that are not canary events
+	failed map[int]bool // events whose publish failed or was not answered 200
+	strays int          // frames on the channel that are not canary events
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -45,7 +46,7 @@ type Canary struct {
 // signed POST to the HTTP API of some node). sub must already be
 // subscribed to channel.
 func StartCanary(sub *Client, channel string, publish func(data string) error) *Canary {
-	c := &Canary{sub: sub, channel: channel, publish: publish, got: make(map[int][]time.Time), stop: make(chan struct{})}
+	c := &Canary{sub: sub, channel: channel, publish: publish, got: make(map[int][]time.Time), failed: make(map[int]bool), stop: make(chan struct{})}
 	sub.Conn.NetConn().SetReadDeadline(time.Time{}) // the Client's reads leave one
 	c.wg.Add(2)
 	go c.publishLoop()
@@ -70,6 +71,7 @@ func (c *Canary) publishLoop() {
 		if err := c.publish(strconv.Itoa(seq)); err != nil {
 			c.mu.Lock()
 			c.errs = append(c.errs, fmt.Errorf("publishing canary event %d: %w", seq, err))
+			c.failed[seq] = true
 			c.mu.Unlock()
 		}
 	}
@@ -142,7 +144,8 @@ func (c *Canary) Stop(settle time.Duration) {
 // time.
 type CanaryReport struct {
 	Sent       int           // events published
-	Missed     int           // of those, never received
+	Refused    int           // of those, never received after their publish failed
+	Missed     int           // of those, never received though published
 	Duplicates int           // extra copies received
 	Max, P50   time.Duration // from publishing to the first copy's arrival
 	Errors     []error       // failed publishes and reads (of the whole run)
@@ -150,8 +153,8 @@ type CanaryReport struct {
 }
 
 func (r CanaryReport) String() string {
-	return fmt.Sprintf("%d sent, %d missed, %d duplicates, latency max %v p50 %v, %d errors, %d stray frames",
-		r.Sent, r.Missed, r.Duplicates, r.Max.Round(time.Millisecond), r.P50.Round(time.Millisecond), len(r.Errors), r.Strays)
+	return fmt.Sprintf("%d sent, %d refused, %d missed, %d duplicates, latency max %v p50 %v, %d errors, %d stray frames",
+		r.Sent, r.Refused, r.Missed, r.Duplicates, r.Max.Round(time.Millisecond), r.P50.Round(time.Millisecond), len(r.Errors), r.Strays)
 }
 
 // Sent returns how many events have been published so far.
@@ -174,7 +177,11 @@ func (c *Canary) Report(from, to time.Time) CanaryReport {
 		}
 		r.Sent++
 		got := c.got[seq]
-		if len(got) == 0 {
+		switch {
+		case len(got) == 0 && c.failed[seq]:
+			r.Refused++
+			continue
+		case len(got) == 0:
 			r.Missed++
 			continue
 		}
