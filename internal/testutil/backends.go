@@ -100,7 +100,6 @@ func (n *NATS) Reach() Reach { return natsReach(n.URL(), true) }
 // too, so that a restart is as empty as Redis's.
 type natsServer struct{ *NATS }
 
-
 func (s natsServer) Kill() {
 	s.NATS.Kill()
 	s.Wipe()
