@@ -140,12 +140,16 @@ func (c *Canary) Stop(settle time.Duration) {
 	c.wg.Wait()
 }
 
+// lostListed is how many missed events a CanaryReport names.
+const lostListed = 10
+
 // CanaryReport describes the canary events published in one stretch of
 // time.
 type CanaryReport struct {
 	Sent       int           // events published
 	Refused    int           // of those, never received after their publish failed
 	Missed     int           // of those, never received though published
+	Lost       []int         // the first lostListed of the Missed events' numbers
 	Duplicates int           // extra copies received
 	Max, P50   time.Duration // from publishing to the first copy's arrival
 	Errors     []error       // failed publishes and reads (of the whole run)
@@ -153,8 +157,8 @@ type CanaryReport struct {
 }
 
 func (r CanaryReport) String() string {
-	return fmt.Sprintf("%d sent, %d refused, %d missed, %d duplicates, latency max %v p50 %v, %d errors, %d stray frames",
-		r.Sent, r.Refused, r.Missed, r.Duplicates, r.Max.Round(time.Millisecond), r.P50.Round(time.Millisecond), len(r.Errors), r.Strays)
+	return fmt.Sprintf("%d sent, %d refused, %d missed %v, %d duplicates, latency max %v p50 %v, %d errors, %d stray frames",
+		r.Sent, r.Refused, r.Missed, r.Lost, r.Duplicates, r.Max.Round(time.Millisecond), r.P50.Round(time.Millisecond), len(r.Errors), r.Strays)
 }
 
 // Sent returns how many events have been published so far.
@@ -183,6 +187,9 @@ func (c *Canary) Report(from, to time.Time) CanaryReport {
 			continue
 		case len(got) == 0:
 			r.Missed++
+			if len(r.Lost) < lostListed {
+				r.Lost = append(r.Lost, seq)
+			}
 			continue
 		}
 		r.Duplicates += len(got) - 1
