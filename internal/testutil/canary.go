@@ -37,8 +37,9 @@ type Canary struct {
 	failed map[int]bool // events whose publish failed or was not answered 200
 	strays int          // frames on the channel that are not canary events
 
-	stop chan struct{}
-	wg   sync.WaitGroup
+	stop      chan struct{}
+	published chan struct{} // closed when publishLoop has ended
+	wg        sync.WaitGroup
 }
 
 // StartCanary starts publishing on channel through publish, which gets the
@@ -46,7 +47,8 @@ type Canary struct {
 // signed POST to the HTTP API of some node). sub must already be
 // subscribed to channel.
 func StartCanary(sub *Client, channel string, publish func(data string) error) *Canary {
-	c := &Canary{sub: sub, channel: channel, publish: publish, got: make(map[int][]time.Time), failed: make(map[int]bool), stop: make(chan struct{})}
+	c := &Canary{sub: sub, channel: channel, publish: publish, got: make(map[int][]time.Time), failed: make(map[int]bool),
+		stop: make(chan struct{}), published: make(chan struct{})}
 	sub.Conn.NetConn().SetReadDeadline(time.Time{}) // the Client's reads leave one
 	c.wg.Add(2)
 	go c.publishLoop()
@@ -56,6 +58,7 @@ func StartCanary(sub *Client, channel string, publish func(data string) error) *
 
 func (c *Canary) publishLoop() {
 	defer c.wg.Done()
+	defer close(c.published)
 	tick := time.NewTicker(CanaryEvery)
 	defer tick.Stop()
 	for {
@@ -131,6 +134,7 @@ func (c *Canary) record(msg []byte, at time.Time) {
 // unusable afterwards.
 func (c *Canary) Stop(settle time.Duration) {
 	close(c.stop)
+	<-c.published // the last event may have been numbered as stop closed
 	Poll(settle, func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
