@@ -167,6 +167,9 @@ func (r *Redis) publishLoop() {
 		for i := range batch {
 			batch[i].seq = seqs.next(r, batch[i])
 		}
+		if !r.awaitSubscribers() {
+			return
+		}
 		for !r.write(batch) {
 			if !linkstate.Sleep(r.ctx, 250*time.Millisecond) || !r.awaitSubscribers() {
 				return
