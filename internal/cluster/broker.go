@@ -15,7 +15,7 @@ import (
 )
 
 // envelope is what travels on a topic: the message, the node it came from
-// and its sequence number there (see seen; 0 from nodes that number none).
+// and its sequence number there (see package dedup; 0 from nodes that number none).
 type envelope struct {
 	Node string       `json:"n"`
 	Seq  uint64       `json:"s,omitempty"`
@@ -140,7 +140,7 @@ func (r *Redis) receive(msg *redis.Message) {
 	if json.Unmarshal([]byte(msg.Payload), &e) != nil || e.Msg == nil || e.Node == r.node {
 		return
 	}
-	if e.Seq > 0 && !r.seen.first(r.stream(e.Node, msg.Channel), e.Seq, time.Now()) {
+	if e.Seq > 0 && !r.seen.First(r.stream(e.Node, msg.Channel), e.Seq, time.Now()) {
 		r.dupes.Add(1)
 		return
 	}
@@ -166,6 +166,9 @@ func (r *Redis) publishLoop() {
 		}
 		for i := range batch {
 			batch[i].seq = seqs.next(r, batch[i])
+		}
+		if !r.awaitSubscribers() {
+			return
 		}
 		for !r.write(batch) {
 			if !linkstate.Sleep(r.ctx, 250*time.Millisecond) || !r.awaitSubscribers() {
@@ -234,7 +237,7 @@ func (r *Redis) queueWrite(ctx context.Context, p redis.Pipeliner, o outbound) {
 	p.Publish(ctx, r.topic(m.App, m.Channel), b)
 }
 
-// numbering gives each message its number in its stream (see seen): one
+// numbering gives each message its number in its stream (see package dedup): one
 // counter per node, or per slot on a Redis Cluster. publishLoop owns it.
 type numbering []uint64
 

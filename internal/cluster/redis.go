@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/roostproject/roost/internal/clusterkit/dedup"
 	"github.com/roostproject/roost/internal/clusterkit/departures"
 	"github.com/roostproject/roost/internal/clusterkit/linkstate"
 	"github.com/roostproject/roost/internal/clusterkit/nodeconf"
@@ -47,7 +48,7 @@ type Redis struct {
 	awaiting awaiting
 	dropped  atomic.Int64
 	dupes    atomic.Int64 // messages from other nodes received twice
-	seen     seen         // shared by the receive loops
+	seen     dedup.Seen   // shared by the receive loops
 
 	link     linkstate.State // is Redis reachable, since when, what to do about it
 	ops      chan *op        // presence and user changes, for opsLoop

@@ -12,11 +12,12 @@ import (
 	"github.com/roostproject/roost/internal/hub"
 )
 
-// envelope is what travels on a subject: the message and the node it came
-// from. NATS delivers each publish at most once and the node never sends
-// one again, so no sequence number is needed (docs/cluster.md, "NATS").
+// envelope is what travels on a subject: the message, the node it came
+// from and its number among that node's messages (see resend.go; 0 from a
+// node that numbers none).
 type envelope struct {
 	Node string       `json:"n"`
+	Seq  uint64       `json:"s,omitempty"`
 	Msg  *hub.Message `json:"m"`
 }
 
@@ -52,14 +53,13 @@ type outbound struct {
 	msg     *hub.Message
 	subject string
 	data    []byte
-	acked   bool
 	done    func()
 }
 
 func (n *Node) enqueue(m *hub.Message) { n.push(outbound{msg: m}) }
 
 func (n *Node) enqueueAcked(subject string, data []byte) {
-	n.push(outbound{subject: subject, data: data, acked: true})
+	n.push(outbound{subject: subject, data: data})
 }
 
 // Stored implements hub.Storer: a mark in the outbox, answered when
@@ -78,15 +78,19 @@ func (n *Node) push(o outbound) {
 	}
 }
 
-// publishLoop hands the outbox to NATS in order. While NATS is away nats.go
-// keeps the messages in its reconnect buffer and sends them on reconnecting;
-// beyond that buffer they are dropped and counted.
+// publishLoop hands the outbox to NATS in order. After an outage it holds
+// the outbox until the other nodes have subscribed again and what NATS had
+// not confirmed is sent again (awaitResend); beyond the outbox, messages
+// are dropped and counted.
 func (n *Node) publishLoop() {
 	for {
 		select {
 		case <-n.ctx.Done():
 			return
 		case o := <-n.outbox:
+			if !n.awaitResend() {
+				return
+			}
 			n.write(o)
 		}
 	}
@@ -98,19 +102,25 @@ func (n *Node) write(o outbound) {
 		n.acks.wait(o.done)
 		return
 	}
-	if m := o.msg; m != nil {
-		o.subject = n.subject(m.App, m.Channel)
-		o.data, _ = json.Marshal(envelope{Node: n.node, Msg: m})
+	if o.msg != nil {
+		n.writeMessage(o.msg)
+		return
 	}
-	var err error
-	if o.acked {
-		err = n.nc.PublishRequest(o.subject, n.acks.reply(), o.data)
-	} else {
-		err = n.nc.Publish(o.subject, o.data)
-	}
-	if err != nil {
+	if n.nc.PublishRequest(o.subject, n.acks.reply(), o.data) != nil {
 		n.dropped.Add(1)
 	}
+}
+
+// writeMessage numbers m, hands it to NATS and keeps it until NATS has
+// confirmed it (see resend.go).
+func (n *Node) writeMessage(m *hub.Message) {
+	w := written{seq: n.lastSeq.Load() + 1, subject: n.subject(m.App, m.Channel)}
+	w.data, _ = json.Marshal(envelope{Node: n.node, Seq: w.seq, Msg: m})
+	n.sent.add(w)
+	if n.nc.Publish(w.subject, w.data) != nil {
+		n.dropped.Add(1)
+	}
+	n.lastSeq.Store(w.seq)
 }
 
 // Subscribe starts receiving a channel's messages from other nodes and
@@ -188,11 +198,15 @@ func (n *Node) receiveLoop() {
 	}
 }
 
-// receive delivers one message from another node; its own echo, and what
-// no node could have sent, are dropped.
+// receive delivers one message from another node; its own echo, a second
+// copy and what no node could have sent are dropped.
 func (n *Node) receive(data []byte) {
 	var e envelope
 	if json.Unmarshal(data, &e) != nil || e.Msg == nil || e.Node == n.node {
+		return
+	}
+	if e.Seq > 0 && !n.seen.First(e.Node, e.Seq, time.Now()) {
+		n.dupes.Add(1)
 		return
 	}
 	n.cfg.Deliver(e.Msg)

@@ -21,6 +21,8 @@ func FuzzReceive(f *testing.F) {
 		for _, node := range []string{"1", "2"} {
 			b, _ := json.Marshal(envelope{Node: node, Msg: m})
 			f.Add(b)
+			b, _ = json.Marshal(envelope{Node: node, Seq: 7, Msg: m})
+			f.Add(b)
 		}
 	}
 	f.Add([]byte(`{"n":"2","m":null}`))

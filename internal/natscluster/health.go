@@ -62,6 +62,7 @@ func (n *Node) healthLoop() {
 
 // down records that NATS is unreachable.
 func (n *Node) down(err error) {
+	n.resendDue.Store(true)
 	n.guesses.forget()
 	n.counts.Dirty.Store(true)
 	if n.link.Down() {

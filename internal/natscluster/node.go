@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/roostproject/roost/internal/clusterkit/dedup"
 	"github.com/roostproject/roost/internal/clusterkit/departures"
 	"github.com/roostproject/roost/internal/clusterkit/linkstate"
 	"github.com/roostproject/roost/internal/clusterkit/nodeconf"
@@ -37,11 +38,16 @@ type Node struct {
 	log  *slog.Logger
 	kv   atomic.Pointer[buckets] // nil until JetStream has answered
 
-	outbox  chan outbound
-	acks    acks
-	dropped atomic.Int64
-	subs    subqueue.Queue
-	in      chan *nats.Msg // every channel subject's messages, for receiveLoop
+	outbox    chan outbound
+	acks      acks
+	dropped   atomic.Int64
+	lastSeq   atomic.Uint64 // the number of the last message written; publishLoop writes it
+	sent      unconfirmed   // the messages NATS has not confirmed
+	resendDue atomic.Bool   // an outage was seen: send them again once settled
+	seen      dedup.Seen    // the numbers received from other nodes
+	dupes     atomic.Int64
+	subs      subqueue.Queue
+	in        chan *nats.Msg // every channel subject's messages, for receiveLoop
 
 	link     linkstate.State
 	epoch    atomic.Uint64
@@ -76,6 +82,8 @@ func New(cfg Config) (*Node, error) {
 		outbox: make(chan outbound, cfg.Outbox), subs: subqueue.New(),
 		in: make(chan *nats.Msg, cfg.Outbox), link: linkstate.New(),
 	}
+	n.sent.max = cfg.Outbox
+	n.seen.Window = (uint64(cfg.Outbox) + 63) / 64 * 64
 	n.link.Dirty.Store(true) // the first beat writes the (empty) shares, clearing a former node's with this id
 	n.presence = presence{n: n, local: hub.NewMemoryPresence()}
 	n.users = users{n: n, local: hub.NewMemoryUsers()}
@@ -95,7 +103,7 @@ func New(cfg Config) (*Node, error) {
 		n.cancel()
 		return nil, fmt.Errorf("natscluster: jetstream: %w", err)
 	}
-	n.start(n.publishLoop, n.receiveLoop, n.subscribeLoop, n.tickLoop)
+	n.start(n.publishLoop, n.receiveLoop, n.subscribeLoop, n.tickLoop, n.confirmLoop)
 	n.heartbeat()
 	n.start(n.healthLoop)
 	return n, nil
@@ -160,7 +168,6 @@ func (n *Node) Ready() error { return n.link.Ready("nats") }
 func (n *Node) Dropped() int64 { return n.dropped.Load() }
 
 // Duplicates returns how many messages from other nodes arrived twice and
-// were dropped: none on NATS, which delivers a publish at most once, and
-// the node never publishes a message again (the Redis backend retries a
-// publish whose reply timed out, and counts the copies it drops).
-func (n *Node) Duplicates() int64 { return 0 }
+// were dropped: after an outage a node sends again what NATS had not
+// confirmed (see resend.go).
+func (n *Node) Duplicates() int64 { return n.dupes.Load() }

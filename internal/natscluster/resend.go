@@ -1,0 +1,117 @@
+package natscluster
+
+import (
+	"sync"
+	"time"
+
+	"github.com/roostproject/roost/internal/clusterkit/linkstate"
+)
+
+// A message handed to nats.go is not yet delivered: while NATS is stopped
+// the bytes wait in a socket, and when the connection is given up those
+// NATS reads after it runs again go to subscriptions that went with the
+// other nodes' connections; what waits in nats.go's reconnect buffer is
+// sent as soon as this node is back, before the others have subscribed
+// again. So every message carries this node's sequence number (receivers
+// deliver each number once, package dedup), the node keeps what it wrote
+// until NATS has confirmed it (a flush answered, confirmEvery, one period
+// late so that the confirmation covers what was on its way to subscribers
+// too), and after an outage it holds its outbox until it has been
+// reachable for resubscribeTime and then sends again everything NATS had
+// not confirmed, before anything newer.
+
+// confirmEvery is how often a healthy node asks NATS to confirm its writes.
+const confirmEvery = 500 * time.Millisecond
+
+// resubscribeTime is how long a node that saw NATS go away waits, once
+// NATS answers again, before it writes again: the other nodes saw the
+// same outage and subscribe again within a probe or two (probeEvery) of
+// NATS answering.
+const resubscribeTime = 3 * probeEvery
+
+// unconfirmed is what this node wrote to NATS since NATS last confirmed
+// its writes, in sequence order: at most max messages, the oldest dropped
+// first.
+type unconfirmed struct {
+	mu   sync.Mutex
+	msgs []written
+	max  int
+}
+
+// written is one message as it went out: its number, subject and bytes.
+type written struct {
+	seq     uint64
+	subject string
+	data    []byte
+}
+
+func (u *unconfirmed) add(w written) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if len(u.msgs) >= u.max {
+		u.msgs = u.msgs[1:]
+	}
+	u.msgs = append(u.msgs, w)
+}
+
+// confirmed forgets the messages numbered up to seq.
+func (u *unconfirmed) confirmed(seq uint64) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	i := 0
+	for i < len(u.msgs) && u.msgs[i].seq <= seq {
+		i++
+	}
+	u.msgs = append([]written(nil), u.msgs[i:]...)
+}
+
+func (u *unconfirmed) all() []written {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]written(nil), u.msgs...)
+}
+
+// confirmLoop has NATS confirm this node's writes every confirmEvery and
+// forgets those confirmed a period before, except while an outage waits
+// for its resend.
+func (n *Node) confirmLoop() {
+	tick := time.NewTicker(confirmEvery)
+	defer tick.Stop()
+	var before uint64 // the writes the previous confirmation covered
+	for {
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-tick.C:
+		}
+		mark := n.lastSeq.Load()
+		if n.resendDue.Load() || !n.link.Healthy.Load() || n.nc.FlushTimeout(n.cfg.SlowReply) != nil {
+			continue
+		}
+		if !n.resendDue.Load() {
+			n.sent.confirmed(before)
+		}
+		before = mark
+	}
+}
+
+// awaitResend holds the outbox after an outage until NATS has been
+// reachable for resubscribeTime, then sends again what NATS had not
+// confirmed; it reports whether the node is still running.
+func (n *Node) awaitResend() bool {
+	if !n.resendDue.Load() {
+		return true
+	}
+	for !n.settled(resubscribeTime) {
+		if !linkstate.Sleep(n.ctx, probeEvery/4) {
+			return false
+		}
+	}
+	n.resendDue.Store(false)
+	for _, w := range n.sent.all() {
+		if n.nc.Publish(w.subject, w.data) != nil {
+			n.dropped.Add(1)
+		}
+	}
+	return true
+}
