@@ -96,6 +96,9 @@ func StartNATS(t testing.TB) *NATS {
 // URL is the nats:// URL of the server.
 func (n *NATS) URL() string { return "nats://" + n.addr() }
 
+// Addr is the server's host:port.
+func (n *NATS) Addr() string { return n.addr() }
+
 func (n *NATS) addr() string { return "127.0.0.1:" + strconv.Itoa(n.port) }
 
 // anyPort is nats-server's port -1: the kernel picks a free one, and the

@@ -1,0 +1,5 @@
+package chaos
+
+import "errors"
+
+var errNoGreeting = errors.New("no pusher:connection_established")
