@@ -32,6 +32,7 @@ func (r *run) quiet(f *fault) {
 	for {
 		if r.rig.ready() {
 			if d = r.diff(); len(d) == 0 {
+				r.bounds[kind] = max(r.bounds[kind], time.Since(start))
 				break
 			}
 		}
@@ -41,7 +42,6 @@ func (r *run) quiet(f *fault) {
 		}
 		time.Sleep(settleEvery)
 	}
-	r.bounds[kind] = max(r.bounds[kind], time.Since(start))
 	r.checkDeliveries()
 	r.checkTwice()
 	r.step("quiet after %s in %v", kind, time.Since(start).Round(time.Millisecond))

@@ -25,15 +25,13 @@ func (r *run) violate(kind, format string, args ...any) {
 	r.step("VIOLATION %s: %s", kind, fmt.Sprintf(format, args...))
 }
 
-// lastFault returns the kind of the last fault of the current round, or
-// noFault.
+// lastFault returns the kind of the last fault healed, or noFault before
+// the first: what a fault breaks may show only rounds later (a webhook
+// held for webhooks.delay, a count flushed late).
 func (r *run) lastFault() string {
 	for i := len(r.log) - 1; i >= 0; i-- {
-		switch l := r.log[i]; {
-		case strings.HasPrefix(l, "round "):
-			return noFault
-		case strings.HasPrefix(l, "healed: "):
-			return strings.TrimPrefix(l, "healed: ")
+		if l, ok := strings.CutPrefix(r.log[i], "healed: "); ok {
+			return l
 		}
 	}
 	return noFault
@@ -61,8 +59,18 @@ type knownFailure struct {
 	why                  string
 }
 
-// knownFailures are the bugs found and not yet fixed.
-var knownFailures = []knownFailure{}
+// knownFailures are the bugs found and not yet fixed; all three lie in
+// the cluster's count and webhook bookkeeping (internal/cluster,
+// internal/natscluster), which is being reworked.
+var knownFailures = []knownFailure{
+	{"redis", "webhook", faultPause, 2, "a presence join refused (503) or a member leaving while Redis is paused leaves " +
+		"channel_occupied/vacated and member_added/removed webhooks that never balance: a vacated without an occupied, " +
+		"an occupied and a member_added never followed by their opposites"},
+	{"redis-cluster", "webhook", faultPause, 3, "as on Redis: a presence join refused (503) under SIGSTOP is followed by a " +
+		"channel_vacated for a channel never announced occupied"},
+	{"nats", "subscription_count", faultPause, 4, "a subscription made while NATS is paused never gets its " +
+		"pusher_internal:subscription_count: the count written during the outage is not sent again when NATS returns"},
+}
 
 // excused returns why a violation is accepted on backend, or "".
 func excused(backend string, v violation) string {
