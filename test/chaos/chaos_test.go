@@ -40,6 +40,8 @@ var regressionSeeds = []regression{
 	{"redis", 2, "unbalanced webhooks after SIGSTOP of Redis (knownFailures)"},
 	{"redis-cluster", 3, "channel_vacated after a join refused under SIGSTOP (knownFailures)"},
 	{"nats", 4, "no subscription_count for a subscription made under SIGSTOP of NATS (knownFailures)"},
+	{"nats", 13, "subscription_count stuck at 2 after a reconnect to another node (knownFailures)"},
+	{"redis", 11, "a channel_vacated held while Redis restarted empty is lost (exceptions)"},
 }
 
 // regressionDuration bounds each regression seed's run.
