@@ -121,33 +121,42 @@ func (r *rig) logs() string {
 	return b.String()
 }
 
+// proxies are one TCP proxy per node to a backend's one address, so
+// that one node's link can be cut while the others keep theirs.
+type proxies []*testutil.Proxy
+
+func newProxies(t *testing.T, addr string) proxies {
+	var p proxies
+	for range nodes {
+		p = append(p, testutil.NewProxy(t, addr))
+	}
+	return p
+}
+
+func (p proxies) partitions() bool { return true }
+func (p proxies) cut(i int)        { p[i].Cut() }
+func (p proxies) heal(i int)       { p[i].Restore() }
+
 // redisStore is a private redis-server, reached by each node through its
 // own proxy.
 type redisStore struct {
-	s       *testutil.Redis
-	proxies []*testutil.Proxy
+	s *testutil.Redis
+	proxies
 }
 
 func newRedisStore(t *testing.T) store {
 	s := testutil.StartRedis(t)
-	st := &redisStore{s: s}
-	for range nodes {
-		st.proxies = append(st.proxies, testutil.NewProxy(t, s.Addr()))
-	}
-	return st
+	return &redisStore{s, newProxies(t, s.Addr())}
 }
 
 func (s *redisStore) flags(i int) []string {
 	return []string{"--redis-url", "redis://" + s.proxies[i].Addr, "--redis-prefix", "chaos"}
 }
-func (s *redisStore) pause()           { s.s.Pause() }
-func (s *redisStore) resume()          { s.s.Resume() }
-func (s *redisStore) kill()            { s.s.Kill() }
-func (s *redisStore) shutdown()        { s.s.Shutdown(true) }
-func (s *redisStore) start()           { s.s.Start() }
-func (s *redisStore) partitions() bool { return true }
-func (s *redisStore) cut(i int)        { s.proxies[i].Cut() }
-func (s *redisStore) heal(i int)       { s.proxies[i].Restore() }
+func (s *redisStore) pause()    { s.s.Pause() }
+func (s *redisStore) resume()   { s.s.Resume() }
+func (s *redisStore) kill()     { s.s.Kill() }
+func (s *redisStore) shutdown() { s.s.Shutdown(true) }
+func (s *redisStore) start()    { s.s.Start() }
 
 // clusterStore is a private Redis Cluster of three primaries. A node's
 // link cannot be cut alone: a cluster client connects to the addresses
@@ -178,27 +187,20 @@ func (s clusterStore) heal(int)         {}
 // natsStore is a private nats-server with JetStream, reached by each node
 // through its own proxy.
 type natsStore struct {
-	s       *testutil.NATS
-	proxies []*testutil.Proxy
+	s *testutil.NATS
+	proxies
 }
 
 func newNATSStore(t *testing.T) store {
 	s := testutil.StartNATS(t)
-	st := &natsStore{s: s}
-	for range nodes {
-		st.proxies = append(st.proxies, testutil.NewProxy(t, s.Addr()))
-	}
-	return st
+	return &natsStore{s, newProxies(t, s.Addr())}
 }
 
 func (s *natsStore) flags(i int) []string {
 	return []string{"--nats-url", "nats://" + s.proxies[i].Addr, "--nats-prefix", "chaos"}
 }
-func (s *natsStore) pause()           { s.s.Pause() }
-func (s *natsStore) resume()          { s.s.Resume() }
-func (s *natsStore) kill()            { s.s.Kill(); s.s.Wipe() }
-func (s *natsStore) shutdown()        { s.s.Kill() } // its store stays on disk
-func (s *natsStore) start()           { s.s.Start() }
-func (s *natsStore) partitions() bool { return true }
-func (s *natsStore) cut(i int)        { s.proxies[i].Cut() }
-func (s *natsStore) heal(i int)       { s.proxies[i].Restore() }
+func (s *natsStore) pause()    { s.s.Pause() }
+func (s *natsStore) resume()   { s.s.Resume() }
+func (s *natsStore) kill()     { s.s.Kill(); s.s.Wipe() }
+func (s *natsStore) shutdown() { s.s.Kill() } // its store stays on disk
+func (s *natsStore) start()    { s.s.Start() }

@@ -21,20 +21,20 @@ const maxClients = 12
 
 // run is one seeded schedule against one rig.
 type run struct {
-	t      *testing.T
-	rng    *rand.Rand
-	rig    *rig
-	next   int // the next client id
-	live   map[int]*client
-	sent   []*sent
-	seqs   map[string]int // the last sequence number of each publisher
-	fault  *fault         // the fault in force, if any
-	faults int            // faults injected so far, for the final line
-	found  []violation
-	bounds map[string]time.Duration // the longest convergence after each kind of fault
-	caches *cache
+	t         *testing.T
+	rng       *rand.Rand
+	rig       *rig
+	next      int // the next client id
+	live      map[int]*client
+	sent      []*sent
+	seqs      map[string]int // the last sequence number of each publisher
+	fault     *fault         // the fault in force, if any
+	faults    int            // faults injected so far, for the final line
+	found     []violation
+	bounds    map[string]time.Duration // the longest convergence after each kind of fault
+	caches    *cache
 	toldTwice map[string]bool // clients already reported by checkTwice
-	log    []string                 // the schedule so far, for a failure
+	log       []string        // the schedule so far, for a failure
 }
 
 func newRun(t *testing.T, seed uint64, r *rig) *run {
