@@ -27,17 +27,30 @@ type fault struct {
 // of it up.
 const maxFault = 12 * time.Second
 
-// chooseFault returns the fault of a round, or nil for half the rounds.
-func (r *run) chooseFault() *fault {
-	if r.rng.IntN(2) == 0 {
-		return nil
-	}
+// faultKinds returns the kinds of fault the run's backend allows.
+func (r *run) faultKinds() []string {
 	kinds := []string{faultKill, faultPause, faultEmpty, faultData}
 	if r.rig.store.partitions() {
 		kinds = append(kinds, faultPartition)
 	}
+	return kinds
+}
+
+// chooseFault returns the fault of a round: every kind once, in a seeded
+// order, over the first rounds, so that even a short run tries them all;
+// then one for half the rounds.
+func (r *run) chooseFault() *fault {
+	var kind string
+	switch {
+	case len(r.deck) > 0:
+		kind, r.deck = r.deck[0], r.deck[1:]
+	case r.rng.IntN(2) == 0:
+		return nil
+	default:
+		kind = pick(r, r.faultKinds())
+	}
 	d := maxFault/10 + time.Duration(r.rng.Int64N(int64(maxFault*9/10)))
-	return &fault{kind: pick(r, kinds), node: pick(r, r.liveNodes()), d: d}
+	return &fault{kind: kind, node: pick(r, r.liveNodes()), d: d}
 }
 
 // inject puts f in force.

@@ -13,7 +13,7 @@ import (
 // two node TTLs (docs/cluster.md, "How the cluster keeps one-node
 // semantics"), and a node that saw its backend go away reaps nobody for a
 // TTL after. The time it took is measured and reported per fault.
-const convergeWait = 90 * time.Second
+const convergeWait = 45 * time.Second
 
 // settleEvery is how often quiet compares the cluster with the model: each
 // comparison sends a few dozen HTTP requests.
@@ -31,7 +31,7 @@ func (r *run) quiet(f *fault) {
 	var d map[string]string
 	for {
 		if r.rig.ready() {
-			if d = r.diff(); len(d) == 0 {
+			if d = r.fresh(r.diff()); len(d) == 0 {
 				r.bounds[kind] = max(r.bounds[kind], time.Since(start))
 				break
 			}
@@ -47,9 +47,24 @@ func (r *run) quiet(f *fault) {
 	r.step("quiet after %s in %v", kind, time.Since(start).Round(time.Millisecond))
 }
 
+// fresh drops from d the differences already reported, unchanged: one
+// that never converges is reported once, rather than costing every later
+// quiet period the whole wait.
+func (r *run) fresh(d map[string]string) map[string]string {
+	for k, v := range d {
+		if r.stale[k] == v {
+			delete(d, k)
+		}
+	}
+	return d
+}
+
 // unsettled reports every difference left when the wait ran out, one
-// violation per kind of difference.
+// violation per kind of difference, and remembers them (see fresh).
 func (r *run) unsettled(after string, d map[string]string) {
+	for k, v := range d {
+		r.stale[k] = v
+	}
 	if d == nil {
 		r.violate("ready", "a node not ready %v after %s", convergeWait, after)
 		return

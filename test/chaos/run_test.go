@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -29,22 +30,31 @@ type run struct {
 	sent      []*sent
 	seqs      map[string]int // the last sequence number of each publisher
 	fault     *fault         // the fault in force, if any
+	deck      []string       // the kinds of fault not tried yet
 	faults    int            // faults injected so far, for the final line
 	found     []violation
 	bounds    map[string]time.Duration // the longest convergence after each kind of fault
 	caches    *cache
-	toldTwice map[string]bool // clients already reported by checkTwice
-	log       []string        // the schedule so far, for a failure
+	toldTwice map[string]bool   // clients already reported by checkTwice
+	stale     map[string]string // differences already reported (see fresh)
+	log       []string          // the schedule so far, for a failure
 }
 
 func newRun(t *testing.T, seed uint64, r *rig) *run {
 	return &run{t: t, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), rig: r,
-		toldTwice: map[string]bool{}, live: map[int]*client{}, seqs: map[string]int{}, bounds: map[string]time.Duration{}}
+		toldTwice: map[string]bool{}, stale: map[string]string{}, live: map[int]*client{}, seqs: map[string]int{}, bounds: map[string]time.Duration{}}
 }
 
-// step notes one step of the schedule.
+// step notes one step of the schedule; faults, quiet periods and
+// violations are logged as they happen too, to follow a long run.
 func (r *run) step(format string, args ...any) {
-	r.log = append(r.log, fmt.Sprintf(format, args...))
+	line := fmt.Sprintf(format, args...)
+	r.log = append(r.log, line)
+	for _, p := range []string{"fault: ", "healed: ", "quiet ", "VIOLATION "} {
+		if strings.HasPrefix(line, p) {
+			r.t.Log(line)
+		}
+	}
 }
 
 // clientsOn returns the live clients in id order, those subscribed to ch
@@ -74,10 +84,12 @@ func (r *run) liveNodes() []int {
 }
 
 // rounds runs rounds of client work, faults and checks until d has
-// passed.
+// passed and every kind of fault has been tried.
 func (r *run) rounds(d time.Duration) {
 	end := time.Now().Add(d)
-	for round := 0; time.Now().Before(end) && !r.t.Failed(); round++ {
+	r.deck = r.faultKinds()
+	r.rng.Shuffle(len(r.deck), func(i, j int) { r.deck[i], r.deck[j] = r.deck[j], r.deck[i] })
+	for round := 0; time.Now().Before(end) || len(r.deck) > 0; round++ {
 		r.step("round %d", round)
 		f := r.chooseFault()
 		early := r.rng.IntN(2) == 0
