@@ -41,6 +41,8 @@ var regressionSeeds = []regression{
 	{"redis-cluster", 3, "channel_vacated after a join refused under SIGSTOP (knownFailures)"},
 	{"nats", 4, "no subscription_count for a subscription made under SIGSTOP of NATS (knownFailures)"},
 	{"nats", 13, "subscription_count stuck at 2 after a reconnect to another node (knownFailures)"},
+	{"nats", 21, "member_added twice after SIGSTOP of NATS (knownFailures)"},
+	{"redis-cluster", 12, "two events of one publisher out of order across channels: not a guarantee, now not checked"},
 	{"redis", 11, "a channel_vacated held while Redis restarted empty is lost (exceptions)"},
 }
 

@@ -65,6 +65,7 @@ func (r *run) unsettled(after string, d map[string]string) {
 	for k, v := range d {
 		r.stale[k] = v
 	}
+	r.rebase(d)
 	if d == nil {
 		r.violate("ready", "a node not ready %v after %s", convergeWait, after)
 		return

@@ -37,12 +37,14 @@ type run struct {
 	caches    *cache
 	toldTwice map[string]bool   // clients already reported by checkTwice
 	stale     map[string]string // differences already reported (see fresh)
+	hookBase  map[string]int    // webhook imbalances already reported (see offBalance)
+	hookLast  map[string]int    // each webhook count's last imbalance
 	log       []string          // the schedule so far, for a failure
 }
 
 func newRun(t *testing.T, seed uint64, r *rig) *run {
 	return &run{t: t, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), rig: r,
-		toldTwice: map[string]bool{}, stale: map[string]string{}, live: map[int]*client{}, seqs: map[string]int{}, bounds: map[string]time.Duration{}}
+		toldTwice: map[string]bool{}, stale: map[string]string{}, hookBase: map[string]int{}, hookLast: map[string]int{}, live: map[int]*client{}, seqs: map[string]int{}, bounds: map[string]time.Duration{}}
 }
 
 // step notes one step of the schedule; faults, quiet periods and

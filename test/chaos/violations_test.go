@@ -76,6 +76,8 @@ var knownFailures = []knownFailure{
 		"an occupied and a member_added never followed by their opposites"},
 	{"redis-cluster", "webhook", faultPause, 3, "as on Redis: a presence join refused (503) under SIGSTOP is followed by a " +
 		"channel_vacated for a channel never announced occupied"},
+	{"nats", "webhook", faultPause, 21, "after a SIGSTOP of NATS a member who joined meanwhile is announced twice: " +
+		"two member_added webhooks for one join"},
 	{"nats", "subscription_count", faultPause, 4, "a subscription made while NATS is paused never gets its " +
 		"pusher_internal:subscription_count: the count written during the outage is not sent again when NATS returns"},
 	// Two subscription changes on two nodes a few milliseconds apart: the
