@@ -117,9 +117,19 @@ func (r *Redis) addr() string { return "127.0.0.1:" + strconv.Itoa(r.port) }
 
 // Start runs redis-server on its port, loading what SHUTDOWN SAVE last
 // wrote, and waits until it answers PING. DEBUG is allowed from loopback.
+//
+// A restart must have the same ports, which an outgoing connection of any
+// process may hold for a moment as its local port (they come from the
+// same ephemeral range): Start tries again while the port is taken, for
+// up to redisStart.
 func (r *Redis) Start() {
 	r.t.Helper()
-	if err := r.launch(); err != nil {
+	var err error
+	Poll(redisStart, func() bool {
+		err = r.launch()
+		return !errors.Is(err, errPortTaken)
+	})
+	if err != nil {
 		r.t.Fatalf("starting redis-server on %s: %v\n%s", r.addr(), err, r.Output())
 	}
 }
