@@ -36,18 +36,22 @@ type regression struct {
 
 // regressionSeeds are the seeds that found bugs (see knownFailures for the
 // ones not fixed yet).
+//
+// A seed fixes a schedule only for one version of the generator: seeds 2,
+// 3, 4, 11, 12 and 13 (see knownFailures) found their bugs before the
+// first rounds tried every kind of fault, and now replay other schedules,
+// so they are not kept here. These were found by the generator as it is.
 var regressionSeeds = []regression{
-	{"redis", 2, "unbalanced webhooks after SIGSTOP of Redis (knownFailures)"},
-	{"redis-cluster", 3, "channel_vacated after a join refused under SIGSTOP (knownFailures)"},
-	{"nats", 4, "no subscription_count for a subscription made under SIGSTOP of NATS (knownFailures)"},
-	{"nats", 13, "subscription_count stuck at 2 after a reconnect to another node (knownFailures)"},
 	{"nats", 21, "member_added twice after SIGSTOP of NATS (knownFailures)"},
-	{"redis-cluster", 12, "two events of one publisher out of order across channels: not a guarantee, now not checked"},
-	{"redis", 11, "a channel_vacated held while Redis restarted empty is lost (exceptions)"},
+	{"redis", 31, "subscription_count 1 for 2 subscribers after Redis restarted with its data (knownFailures)"},
+	{"redis-cluster", 31, "no subscription_count for a subscription made under SIGSTOP; a killed node's port taken on restart (testutil)"},
+	{"nats", 31, "subscription_count 1 for 2 after a restart with data; channel_occupied again after a restart empty (exceptions)"},
 }
 
-// regressionDuration bounds each regression seed's run.
-const regressionDuration = 30 * time.Second
+// regressionDuration bounds each regression seed's run beyond its first
+// rounds, which try every kind of fault once (each seed's bug was found
+// in those).
+const regressionDuration = time.Nanosecond
 
 // TestChaos runs a seeded random schedule of client work and faults on
 // three nodes over each backend and compares the cluster with a model of
