@@ -48,7 +48,7 @@ func (r *run) diffOccupancy(net map[string]int, d map[string]string) {
 			want = 1
 		}
 		if r.offBalance("webhook|occupancy "+ch, net[ch], want) {
-			d["webhook|occupancy "+ch] = fmt.Sprintf("channel_occupied less channel_vacated %d, want %d", net[ch], want)
+			d["webhook|occupancy "+ch] = fmt.Sprintf("channel_occupied less channel_vacated %d, want %d%s", net[ch], want, r.reported("webhook|occupancy "+ch))
 		}
 		if !strings.HasPrefix(ch, "presence-") {
 			continue
@@ -63,7 +63,7 @@ func (r *run) diffOccupancy(net map[string]int, d map[string]string) {
 				want = 1
 			}
 			if got := net[ch+" "+u]; r.offBalance("webhook|member "+ch+" "+u, got, want) {
-				d["webhook|member "+ch+" "+u] = fmt.Sprintf("member_added less member_removed %d, want %d", got, want)
+				d["webhook|member "+ch+" "+u] = fmt.Sprintf("member_added less member_removed %d, want %d%s", got, want, r.reported("webhook|member "+ch+" "+u))
 			}
 		}
 	}
@@ -85,4 +85,12 @@ func (r *run) rebase(d map[string]string) {
 			r.hookBase[k] = off
 		}
 	}
+}
+
+// reported names the imbalance already reported for key, if any.
+func (r *run) reported(key string) string {
+	if b := r.hookBase[key]; b != 0 {
+		return fmt.Sprintf(" (off by %+d when last reported)", b)
+	}
+	return ""
 }
