@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"time"
 
@@ -31,6 +32,10 @@ type client struct {
 	gone   bool // the connection has ended (closed by either side)
 	done   chan struct{}
 }
+
+// errNoGreeting reports a connection that never sent
+// pusher:connection_established.
+var errNoGreeting = errors.New("no pusher:connection_established")
 
 // dialClient connects to a node's WebSocket endpoint and reads
 // pusher:connection_established.

@@ -1,5 +1,0 @@
-package chaos
-
-import "errors"
-
-var errNoGreeting = errors.New("no pusher:connection_established")
