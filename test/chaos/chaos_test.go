@@ -104,7 +104,7 @@ func chosenDuration() time.Duration {
 
 // runChaos runs one schedule and reports what it found.
 func runChaos(t *testing.T, backend string, start func(*testing.T) store, seed uint64, d time.Duration) {
-	t.Logf("chaos seed %d on %s for %v: reproduce with go test ./test/chaos -run 'TestChaos/%s' -seed %d -duration %v",
+	t.Logf("chaos seed %d on %s for %v: reproduce with go test -race -v ./test/chaos -run '^TestChaos$/^%s$' -seed %d -duration %v",
 		seed, backend, d, backend, seed, d)
 	rig := startRig(t, start(t))
 	r := newRun(t, seed, rig)
