@@ -77,6 +77,9 @@ var knownFailures = []knownFailure{
 	{"redis-cluster", "webhook", faultPause, 3, "the occupancy webhooks of changes made while the cluster is paused are " +
 		"lost: a join refused (503) is followed by a channel_vacated for a channel never announced occupied (seed 3), " +
 		"a channel subscribed meanwhile is never announced occupied (seed 31)"},
+	{"redis-cluster", "webhook", faultData, 31, "in the same run, after the SIGSTOP had lost pub-b's channel_occupied " +
+		"and the restart empty had sent it again, pub-b's last subscriber left around a restart with data and no " +
+		"channel_vacated came: not diagnosed further"},
 	{"nats", "webhook", faultPause, 21, "after a SIGSTOP of NATS a member who joined meanwhile is announced twice: " +
 		"two member_added webhooks for one join"},
 	{"nats", "subscription_count", faultPause, 4, "a subscription made while NATS is paused never gets its " +
