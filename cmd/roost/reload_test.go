@@ -236,4 +236,3 @@ func (n *childNode) metric(t *testing.T, name string) string {
 	}
 	return string(m[1])
 }
-
