@@ -24,7 +24,9 @@ import (
 func (s *Server) Reload(next config.Config) error {
 	s.reloading.Lock()
 	defer s.reloading.Unlock()
-	if err := checkExposure(&next); err != nil {
+	exposed := next
+	exposed.Addr = s.cfg.Addr // the address stays the one bound at start
+	if err := checkExposure(&exposed); err != nil {
 		s.ReloadFailed(err)
 		return err
 	}
