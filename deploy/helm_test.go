@@ -216,12 +216,14 @@ func TestHelmChartSelectorsAgree(t *testing.T) {
 // only its development app and refuse to start beyond loopback), and more
 // than one replica without a backend (the nodes would not share channels).
 func TestHelmChartRefusesUnsafeValues(t *testing.T) {
-	for name, args := range map[string][]string{
-		"no apps":    {"template", "roost", chartDir, "--set", "redis.url=redis://r:6379"},
-		"no backend": {"template", "roost", chartDir, "--set", "apps[0].id=a,apps[0].key=k,apps[0].secret=s"},
+	for want, set := range map[string]string{
+		"set apps":                       "redis.url=redis://r:6379",
+		"replicaCount above 1 needs":     "apps[0].id=a,apps[0].key=k,apps[0].secret=s",
+		"set redis.url or nats.url, not": "apps[0].id=a,apps[0].key=k,apps[0].secret=s,redis.url=redis://r,nats.url=nats://n",
 	} {
-		if _, err := helm(t, args...); err == nil {
-			t.Errorf("%s: helm template succeeded, want the chart to refuse", name)
+		_, err := helm(t, "template", "roost", chartDir, "--set", set)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--set %s: %v, want the chart to refuse with %q", set, err, want)
 		}
 	}
 }
