@@ -46,8 +46,8 @@ func (s *Server) Reload(next config.Config) error {
 // file with an error: err names the field and the line) and records the
 // failure for /metrics and the dashboard; the running configuration stays.
 func (s *Server) ReloadFailed(err error) {
+	s.loaded.failed() // before the log line, which a watcher may act on
 	s.log.Error("config reload refused; the running configuration is kept", "err", err)
-	s.loaded.failed()
 }
 
 // restartNeeded names the settings of next that only a restart applies:
