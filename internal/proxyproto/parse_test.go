@@ -83,7 +83,7 @@ func TestParseRefusesMalformed(t *testing.T) {
 		mustHex("0d0a0d0a000d0a515549540a" + "1111000c" + "cb0071070a000005dc0401bb"), // version 1 in v2 form
 		mustHex("0d0a0d0a000d0a515549540a" + "2211000c" + "cb0071070a000005dc0401bb"), // command 2
 		mustHex("0d0a0d0a000d0a515549540a" + "21110008" + "cb0071070a000005"),         // addresses cut short
-		mustHex("0d0a0d0a000d0a515549540a" + "2111ffff"),                                 // longer than MaxHeader
+		mustHex("0d0a0d0a000d0a515549540a" + "2111ffff"),                              // longer than MaxHeader
 	} {
 		if _, _, err := Parse([]byte(in)); !errors.Is(err, ErrInvalid) {
 			t.Errorf("Parse(%q) = %v, want ErrInvalid", in, err)
