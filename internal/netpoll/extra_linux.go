@@ -15,6 +15,8 @@ type extra struct {
 	backlog []byte     // bytes the socket has not taken yet
 	blocked int64      // Unix ns since which the backlog has made no progress
 	from    netip.Addr // a handshaking connection's client address
+	source  netip.AddrPort // the client its PROXY header named, if any
+	proxy   bool           // a PROXY header is awaited before the request head
 }
 
 var extraPool = sync.Pool{New: func() any { return new(extra) }}
