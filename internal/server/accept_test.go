@@ -119,6 +119,25 @@ func BenchmarkLoopHandshake(b *testing.B) {
 	}
 }
 
+// BenchmarkLoopHandshakeBehindProxy is BenchmarkLoopHandshake from a
+// trusted proxy, the client in X-Forwarded-For and counted per address.
+func BenchmarkLoopHandshakeBehindProxy(b *testing.B) {
+	s := newServer(b, "epoll", func(c *config.Config) {
+		c.TrustedProxies, c.Limits.MaxConnectionsPerIP = []string{"127.0.0.1"}, 1
+	})
+	b.Cleanup(func() { s.Shutdown(context.Background()) })
+	head := []byte(strings.Replace(handshakeHead, "\r\n\r\n", "\r\nX-Forwarded-For: 6.6.6.6, 203.0.113.7\r\n\r\n", 1))
+	from := netip.MustParseAddr("127.0.0.1")
+	b.ReportAllocs()
+	for b.Loop() {
+		up, answer := s.Handshake(7, head, from)
+		if up.App == nil || answer != nil {
+			b.Fatal("not upgraded")
+		}
+		s.gate.Release(s.fds.take(7))
+	}
+}
+
 // TestLoopHandshakeAllocations: deciding about a plain handshake on a loop
 // allocates one copy of the head and nothing else (http.ReadRequest took
 // 17 allocations).
