@@ -107,8 +107,12 @@ func TestLoopRefusalIsAnsweredOnce(t *testing.T) {
 func BenchmarkLoopHandshake(b *testing.B) {
 	s := newServer(b, "epoll", nil)
 	b.Cleanup(func() { s.Shutdown(context.Background()) })
-	head := []byte(handshakeHead)
-	from := netip.MustParseAddr("127.0.0.1")
+	benchLoopHandshake(b, s, handshakeHead)
+}
+
+// benchLoopHandshake has s decide about head, from 127.0.0.1, b.N times.
+func benchLoopHandshake(b *testing.B, s *Server, h string) {
+	head, from := []byte(h), netip.MustParseAddr("127.0.0.1")
 	b.ReportAllocs()
 	for b.Loop() {
 		up, answer := s.Handshake(7, head, from)
@@ -126,16 +130,7 @@ func BenchmarkLoopHandshakeBehindProxy(b *testing.B) {
 		c.TrustedProxies, c.Limits.MaxConnectionsPerIP = []string{"127.0.0.1"}, 1
 	})
 	b.Cleanup(func() { s.Shutdown(context.Background()) })
-	head := []byte(strings.Replace(handshakeHead, "\r\n\r\n", "\r\nX-Forwarded-For: 6.6.6.6, 203.0.113.7\r\n\r\n", 1))
-	from := netip.MustParseAddr("127.0.0.1")
-	b.ReportAllocs()
-	for b.Loop() {
-		up, answer := s.Handshake(7, head, from)
-		if up.App == nil || answer != nil {
-			b.Fatal("not upgraded")
-		}
-		s.gate.Release(s.fds.take(7))
-	}
+	benchLoopHandshake(b, s, strings.Replace(handshakeHead, "\r\n\r\n", "\r\nX-Forwarded-For: 6.6.6.6, 203.0.113.7\r\n\r\n", 1))
 }
 
 // TestLoopHandshakeAllocations: deciding about a plain handshake on a loop
