@@ -57,6 +57,23 @@ type Config struct {
 	// Limits caps what one client or request may cost.
 	Limits Limits `yaml:"limits" help:"what one client or request may cost; read at start: a change needs a restart (SIGHUP applies the apps' own limits, not these)"`
 
+	// TrustedProxies are the proxies and load balancers, as CIDRs or
+	// addresses, whose word about the client's address is taken (from
+	// ForwardedHeader, or a PROXY header with ProxyProtocol). Zero value
+	// (none) means every connection is known by its peer's address.
+	TrustedProxies []string `yaml:"trusted_proxies" env:"ROOST_TRUSTED_PROXIES" default:"" check:"cidrs" help:"proxies (CIDRs or addresses) whose word about the client's address is taken, from forwarded_header or a PROXY header; empty means every client is its peer's address"`
+
+	// ForwardedHeader is the request header a trusted proxy names the
+	// client in: "x-forwarded-for" or "forwarded" (RFC 7239). Only that one
+	// is read; set the proxy to write it.
+	ForwardedHeader string `yaml:"forwarded_header" env:"ROOST_FORWARDED_HEADER" default:"x-forwarded-for" check:"forwarded_header" help:"x-forwarded-for or forwarded (RFC 7239): the one header trusted_proxies name the client in; the rightmost address not itself a trusted proxy is the client"`
+
+	// ProxyProtocol makes roost read a PROXY protocol header (version 1 or
+	// 2) at the start of every connection from a trusted proxy, and refuse
+	// one without a valid header. Connections from other peers are served
+	// by their own address.
+	ProxyProtocol bool `yaml:"proxy_protocol" env:"ROOST_PROXY_PROTOCOL" default:"false" help:"read a PROXY protocol v1/v2 header (HAProxy, AWS NLB) on each connection from trusted_proxies and refuse one without; other peers are served by their own address"`
+
 	// Apps are the Pusher apps this server serves. Zero value (an empty
 	// list) means one development app; see Default.
 	Apps []App `yaml:"apps" help:"Pusher apps; without any, one development app whose secret is public (id app-id, key app-key, secret app-secret). ROOST_APP_* variables define one app that replaces these. SIGHUP applies a change to the apps without a restart"`
@@ -203,6 +220,11 @@ type Limits struct {
 	// the OOM killer taking every open one. Zero value means 80% of the
 	// cgroup's memory.max, or no ceiling outside a limited cgroup.
 	MaxMemory int `yaml:"max_memory" env:"ROOST_MAX_MEMORY" default:"0" unit:"bytes" check:"min=0" help:"Go memory above which new WebSocket connections get HTTP 503; 0 means 80% of the cgroup's memory.max, or none"`
+
+	// IPv6Prefix is how many leading bits of an IPv6 client address the
+	// per-address limits count it by: one host rotates freely through its
+	// /64. 128 counts every address on its own.
+	IPv6Prefix int `yaml:"ipv6_prefix" env:"ROOST_IPV6_PREFIX" default:"64" check:"min=1,max=128" help:"per-address limits count an IPv6 client by this many leading bits (one host has a whole /64); 128 counts each address"`
 }
 
 // Log configures the server's log/slog output.

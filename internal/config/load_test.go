@@ -38,6 +38,10 @@ limits:
   handshakes_per_second: 500
   handshakes_per_second_per_ip: 5
   max_memory: 1GiB
+  ipv6_prefix: 48
+trusted_proxies: [10.0.0.0/8, "2001:db8::/32"]
+forwarded_header: forwarded
+proxy_protocol: true
 apps:
   - id: "1"
     key: k1
@@ -90,8 +94,9 @@ func fullConfig() Config {
 			MaxHeaderBytes: 8 << 10, APIBodyTimeout: 4 * time.Second, APIRequestsPerIP: 8,
 			APIBodyMemory: 16 << 20, ClientEventsPerSecond: 20, MaxSubscriptionsPerConnection: 300,
 			MaxConnections: 900, MaxConnectionsPerIP: 30, HandshakesPerSecond: 500, HandshakesPerSecondPerIP: 5,
-			MaxMemory: 1 << 30,
+			MaxMemory: 1 << 30, IPv6Prefix: 48,
 		},
+		TrustedProxies: []string{"10.0.0.0/8", "2001:db8::/32"}, ForwardedHeader: "forwarded", ProxyProtocol: true,
 		Apps: []App{
 			{ID: "1", Key: "k1", Secret: "s1", Enabled: &f, ClientEvents: true, SubscriptionCount: true, Compression: true,
 				AllowedOrigins: []string{"example.com", "*.example.org"}, MaxConnections: 500, MaxPresenceMembers: 50,
@@ -142,7 +147,9 @@ func TestDefault(t *testing.T) {
 			WriteTimeout: 10 * time.Second, HandshakeTimeout: 5 * time.Second,
 			MaxHeaderBytes: 16384, APIBodyTimeout: 10 * time.Second, APIRequestsPerIP: 32,
 			APIBodyMemory: 64 << 20, ClientEventsPerSecond: 10, MaxSubscriptionsPerConnection: 100,
+			IPv6Prefix: 64,
 		},
+		ForwardedHeader: "x-forwarded-for",
 		Apps: []App{{ID: "app-id", Key: "app-key", Secret: "app-secret", Enabled: &enabled, ClientEvents: true,
 			MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024}},
 		Webhooks: Webhooks{Delay: 3 * time.Second, BatchWait: 250 * time.Millisecond, BatchMax: 50,

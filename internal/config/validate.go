@@ -26,6 +26,7 @@ func (c *Config) validate() error {
 	v.section(schema(), reflect.ValueOf(c).Elem(), "")
 	v.tls(c.TLS)
 	v.backends(c.Redis, c.NATS)
+	v.proxies(c)
 	return errors.Join(v.errs...)
 }
 
@@ -97,5 +98,12 @@ func (v *validator) tls(t TLS) {
 func (v *validator) backends(r Redis, n NATS) {
 	if r.URL != "" && n.URL != "" {
 		v.fail("nats.url", errors.New("set together with redis.url: a cluster runs on one backend, choose Redis or NATS"))
+	}
+}
+
+// proxies reports a PROXY protocol that no peer may send.
+func (v *validator) proxies(c *Config) {
+	if c.ProxyProtocol && len(c.TrustedProxies) == 0 {
+		v.fail("proxy_protocol", errors.New("needs trusted_proxies: the addresses of the load balancers that send the header"))
 	}
 }

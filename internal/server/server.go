@@ -58,6 +58,7 @@ type Server struct {
 	dashboard *dashboard.Dashboard // nil when /dashboard is off
 	apps      *apps.Source
 	gate      *admission.Gate // the caps on new WebSocket connections
+	proxies   proxies         // whose word about the client is taken (clientaddr.go)
 	fds       tickets         // the admission tickets of the epoll loops' sockets
 	handoff   *handoff        // what the loops pass to net/http, when they accept
 	metrics   *http.Server    // serves metrics.addr; nil when /metrics is on addr
@@ -84,6 +85,9 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.proxies, err = newProxies(s.cfg); err != nil {
+		return nil, err
+	}
 	s.hub = hub.New(hub.Config{Shards: loops + 1, Encode: encode, Compress: ws.DeflateFrame}, nodeID())
 	s.webhooks = s.newWebhooks()
 	if cfg.Redis.URL != "" || cfg.NATS.URL != "" {
@@ -106,14 +110,14 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	if loops > 0 {
 		s.uring = useUring(s.cfg.Transport, netpoll.UringWorks)
 		p, err := netpoll.New(netpoll.Config{Loops: loops, Hub: s.hub, Env: env, Policy: pol, Logger: s.limitedLog, Stats: &s.stats, OnClose: s.socketClosed,
-			Uring: s.uring})
+			Uring: s.uring, ProxyHeader: s.proxyHeader(), ProxyRefused: s.proxyRefused})
 		if err != nil {
 			s.closeWebhooks(context.Background())
 			return nil, fmt.Errorf("server: starting epoll loops: %w", err)
 		}
 		s.poller = p
 	}
-	s.http = s.httpServer(s.routes())
+	s.http = s.httpServer(s.clientAddresses(s.routes()))
 	s.http.ConnContext = withConn
 	s.http.ConnState = connState
 	s.http.RegisterOnShutdown(s.closeDashboard)
@@ -204,7 +208,7 @@ func (s *Server) routes() http.Handler {
 	apiHandler := api.New(api.Config{
 		Apps: s.apps, Backend: s.hub, Logger: s.log,
 		MaxBodySize: l.MaxBodySize, MaxEventData: l.MaxEventData,
-		BodyTimeout: l.APIBodyTimeout, RequestsPerIP: l.APIRequestsPerIP, BodyMemory: l.APIBodyMemory,
+		BodyTimeout: l.APIBodyTimeout, RequestsPerIP: l.APIRequestsPerIP, IPv6Prefix: l.IPv6Prefix, BodyMemory: l.APIBodyMemory,
 	})
 	mux.Handle("/apps/", apiHandler)
 	s.mountDashboard(mux, apiHandler)
@@ -252,7 +256,7 @@ func (s *Server) Listen() (net.Listener, error) {
 			ln.Close()
 			return nil, fmt.Errorf("server: tls: %w", err)
 		}
-		ln = tlsListener{Listener: ln, cfg: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}
+		ln = tlsListener{Listener: s.proxied(ln), cfg: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}
 	}
 	if s.metrics != nil {
 		if s.metricLn, err = net.Listen("tcp", s.cfg.Metrics.Addr); err != nil {
