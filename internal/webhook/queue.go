@@ -31,11 +31,11 @@ type item struct {
 // channel's held events go first (see free), then its later ones.
 type queue struct {
 	mu    sync.Mutex
-	items []item            // events not looked at yet, in order
-	held  map[string][]item // events moved aside behind their busy channel, in order
-	order []string          // channels in the order they got held events; may name stale ones
-	ready []string          // channels freed with held events, to be taken first
-	wake  chan struct{}     // a push signals the sender
+	items []item             // events not looked at yet, in order
+	held  map[string][]item  // events moved aside behind their busy channel, in order
+	order []string           // channels in the order they got held events; may name stale ones
+	ready []string           // channels freed with held events, to be taken first
+	wake  chan struct{}      // a push signals the sender
 	units map[*unit]struct{} // the requests of this URL not yet done (for oldest)
 
 	budget *budget
