@@ -31,7 +31,7 @@ const (
 // than maxUnits retries per backoff.
 const (
 	maxInFlight = 4
-	maxUnits    = 32
+	maxUnits    = 16
 )
 
 // sender delivers one URL's queue: batches of the channels that are not
