@@ -112,3 +112,26 @@ func TestDownBackendIsSentABoundedNumber(t *testing.T) {
 		}
 	})
 }
+
+// TestOldestCountsEventsBeingRetried: the oldest event's age counts an
+// event whose request is being retried, and ends when it is dropped.
+func TestOldestCountsEventsBeingRetried(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &receiver{answer: refusing("private-bad")}
+		s := testSettings()
+		s.RetryFor = time.Minute
+		w := start(t, r, s)
+		queued := time.Now()
+		w.ClientEvent("app", "private-bad", "client-x", "d", "1.2", "")
+		time.Sleep(30 * time.Second)
+		synctest.Wait()
+		if st := w.Stats()[0]; !st.Oldest.Equal(queued) || st.Queued != 0 {
+			t.Fatalf("stats %+v; want the event being retried as the oldest, queued at %v", st, queued)
+		}
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if st := w.Stats()[0]; !st.Oldest.IsZero() || st.Dropped[DropRetryExpired] != 1 {
+			t.Fatalf("stats %+v; want no oldest once dropped", st)
+		}
+	})
+}
