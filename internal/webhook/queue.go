@@ -15,6 +15,9 @@ type budget struct {
 
 // item is one queued event: its JSON, the channel that orders it, and when
 // it was queued (Unix nanoseconds, 8 bytes where a time.Time takes 24).
+// Every Pusher webhook event names a channel (a member's, its presence
+// channel); an event without one would be ordered with the others without
+// one, under the empty name.
 type item struct {
 	ev []byte
 	ch string
