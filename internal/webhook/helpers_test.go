@@ -28,6 +28,7 @@ type receiver struct {
 	answer   func([]wireEvent) int
 	requests [][]wireEvent // those answered 200
 	tried    [][]wireEvent // every request, in the order they came
+	at       []time.Time   // when each of tried came
 	attempts int
 	logs     atomic.Int64   // log records written
 	logged   map[string]int // log records by message
@@ -78,6 +79,7 @@ func (r *receiver) RoundTrip(req *http.Request) (*http.Response, error) {
 	r.mu.Lock()
 	r.attempts++
 	r.tried = append(r.tried, b.Events)
+	r.at = append(r.at, time.Now())
 	status := http.StatusOK
 	switch {
 	case len(r.statuses) > 0:

@@ -135,3 +135,26 @@ func TestOldestCountsEventsBeingRetried(t *testing.T) {
 		}
 	})
 }
+
+// TestHeldBacklogGoesAtOnce: the events that waited behind a channel's
+// failing request go out as soon as it is answered, in full batches, not a
+// batch_wait apart.
+func TestHeldBacklogGoesAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &receiver{statuses: []int{http.StatusInternalServerError}}
+		w := start(t, r, testSettings())
+		w.ClientEvent("app", "private-a", "client-x", "0", "1.2", "")
+		time.Sleep(300 * time.Millisecond) // the first request has failed
+		for i := 1; i <= 120; i++ {
+			w.ClientEvent("app", "private-a", "client-x", fmt.Sprint(i), "1.2", "")
+		}
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if got := len(r.dataOf("private-a")); got != 121 || len(r.at) != 5 {
+			t.Fatalf("%d events in %d requests, want 121 in 5 (a refused one, then 1, 50, 50, 20)", got, len(r.at))
+		}
+		if r.at[4].Sub(r.at[1]) != 0 {
+			t.Fatalf("requests at %v: the backlog must go at once after the retry", r.at)
+		}
+	})
+}

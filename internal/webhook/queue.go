@@ -136,12 +136,28 @@ func (q *queue) compactOrder() {
 	q.order = kept
 }
 
-// waiting reports whether there are events to take, held ones of freed
-// channels included.
-func (q *queue) waiting() int {
+// waiting returns how many events there are to take, held ones of freed
+// channels included, counting no further than max, and when the oldest of
+// them was queued (Unix nanoseconds).
+func (q *queue) waiting(max int) (n int, since int64) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.items) + len(q.ready)
+	if n = len(q.items); n > 0 {
+		since = q.items[0].at
+	}
+	for _, ch := range q.ready {
+		if n >= max {
+			break
+		}
+		if h := q.held[ch]; len(h) > 0 {
+			n += len(h)
+			since = min(since, h[0].at)
+			if since == 0 {
+				since = h[0].at
+			}
+		}
+	}
+	return n, since
 }
 
 // take removes and returns up to max events whose channels are not busy,

@@ -53,7 +53,7 @@ type sender struct {
 	waiting  []*unit          // units waiting for their next attempt
 	flying   int              // units being posted
 	results  chan *unit       // a posted unit, back from its request
-	batchDue time.Time        // when the events taken next are due even if fewer than batch_max; zero: none waiting
+	batchDue time.Time        // when the events waiting are due even if fewer than batch_max; zero: none waiting
 	closed   bool             // closing was seen: send what is queued, once, at once
 
 	failLog, dropLog rateLog
@@ -80,7 +80,7 @@ func (s *sender) run(ctx context.Context) {
 	closing := s.closing
 	for {
 		next := s.dispatch(ctx)
-		if s.closed && s.flying == 0 && len(s.waiting) == 0 && s.q.waiting() == 0 {
+		if n, _ := s.q.waiting(1); s.closed && s.flying == 0 && len(s.waiting) == 0 && n == 0 {
 			return
 		}
 		s.arm(timer, next)
@@ -169,23 +169,18 @@ func (s *sender) next() time.Time {
 func (s *sender) room() bool { return s.flying+len(s.waiting) < maxUnits }
 
 // batch takes the next batch of channels that are not busy, once it is full
-// or batch_wait has passed since its events were first waiting; nil if
-// there is none yet.
+// or batch_wait has passed since the oldest of its events was queued; nil
+// if there is none yet.
 func (s *sender) batch(now time.Time) *unit {
-	n := s.q.waiting()
+	s.batchDue = time.Time{}
+	n, since := s.q.waiting(s.cfg.BatchMax)
 	if n == 0 || !s.room() {
-		if n == 0 {
-			s.batchDue = time.Time{}
-		}
 		return nil
 	}
-	if s.batchDue.IsZero() {
-		s.batchDue = now.Add(s.cfg.BatchWait)
-	}
-	if !s.closed && n < s.cfg.BatchMax && now.Before(s.batchDue) {
+	if due := time.Unix(0, since).Add(s.cfg.BatchWait); !s.closed && n < s.cfg.BatchMax && now.Before(due) {
+		s.batchDue = due
 		return nil
 	}
-	s.batchDue = time.Time{} // what is left waits for a batch of its own
 	events := s.q.take(s.cfg.BatchMax, s.busy)
 	if len(events) == 0 {
 		return nil
