@@ -3,7 +3,6 @@ package server
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
