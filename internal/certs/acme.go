@@ -1,11 +1,13 @@
 package certs
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"slices"
 	"sync"
@@ -41,10 +43,23 @@ func NewACME(c config.ACME, log *slog.Logger) (*ACME, error) {
 	}
 	m := &autocert.Manager{
 		Prompt: autocert.AcceptTOS, Cache: autocert.DirCache(c.CacheDir), Client: client,
-		HostPolicy: autocert.HostWhitelist(c.Domains...), Email: c.Email,
+		HostPolicy: hostPolicy(c.Domains), Email: c.Email,
 	}
 	log.Info("tls: certificates from ACME", "domains", c.Domains, "directory_url", c.DirectoryURL, "cache_dir", c.CacheDir)
 	return &ACME{m: m, log: log}, nil
+}
+
+// hostPolicy allows the domains only. The HTTP-01 handler passes it the
+// request's Host, which carries a port when the challenge is not on port
+// 80 (a port mapping, a test); a policy is about names, so the port goes.
+func hostPolicy(domains []string) autocert.HostPolicy {
+	allowed := autocert.HostWhitelist(domains...)
+	return func(ctx context.Context, host string) error {
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		return allowed(ctx, host)
+	}
 }
 
 // trust returns the system's roots and the PEM certificates in file.

@@ -55,6 +55,7 @@ func (l *lockedBuffer) String() string {
 // certificate of its HTTPS are known before Start.
 func NewPebble(t testing.TB) *Pebble {
 	t.Helper()
+	pebbleBinary(t, "pebble") // stop here, before the test starts what Start would find
 	p := &Pebble{dir: t.TempDir(), api: freePort(t), mgmt: freePort(t)}
 	p.CAFile, p.keyFile = filepath.Join(p.dir, "pebble-cert.pem"), filepath.Join(p.dir, "pebble-key.pem")
 	p.https = NewTestCert(t, 1, time.Now().Add(time.Hour))
