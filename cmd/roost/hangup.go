@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"os/signal"
 	"syscall"
@@ -9,20 +8,32 @@ import (
 	"github.com/roostproject/roost/internal/server"
 )
 
-// onHangup is the one SIGHUP handler: until ctx ends, each SIGHUP re-reads
-// what can change while roost runs. Each reload logs its own result.
-func onHangup(ctx context.Context, srv *server.Server) {
+// onHangup is the one SIGHUP handler: from now until stop is called, each
+// SIGHUP re-reads what can change while srv runs. Each reload logs its own
+// result.
+func onHangup(srv *server.Server) (stop func()) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-hup:
-			if srv.TLSEnabled() {
-				srv.ReloadCertificates()
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-hup:
+				reload(srv)
 			}
 		}
+	}()
+	return func() {
+		signal.Stop(hup)
+		close(done)
+	}
+}
+
+// reload re-reads what can change while srv runs: the TLS certificate.
+func reload(srv *server.Server) {
+	if srv.TLSEnabled() {
+		srv.ReloadCertificates()
 	}
 }

@@ -122,7 +122,7 @@ func start(cfg config.Config, stdout, stderr io.Writer) int {
 	banner(stdout, &cfg, srv, ln.Addr().String())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	go onHangup(ctx, srv)
+	defer onHangup(srv)()
 	if err := srv.Serve(ctx, ln); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(stderr, "roost:", err)
 		return 1
