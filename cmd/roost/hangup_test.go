@@ -3,18 +3,14 @@
 package main
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/roostproject/roost/internal/config"
-	"github.com/roostproject/roost/internal/server"
 	"github.com/roostproject/roost/internal/testutil"
 )
 
@@ -40,29 +36,6 @@ func TestHangupReloadsTheCertificate(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.Eventually(t, 10*time.Second, "the new certificate after SIGHUP", func() bool { return served(t, addr, pool) == 2 })
-}
-
-// serveInProcess starts a node with cfg until the test ends.
-func serveInProcess(t *testing.T, cfg config.Config) (*server.Server, string) {
-	t.Helper()
-	srv, err := server.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := srv.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-	})
-	return srv, ln.Addr().String()
 }
 
 // served returns the serial number of the certificate a new handshake at
