@@ -1,37 +1,17 @@
 package certs
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/roostproject/roost/internal/testutil"
 )
-
-// logBuffer is a log that tests read.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
 
 // pairFiles returns the paths of a pair in a fresh directory.
 func pairFiles(t *testing.T) (certFile, keyFile string) {
@@ -40,11 +20,11 @@ func pairFiles(t *testing.T) (certFile, keyFile string) {
 }
 
 // openWith writes c and opens the pair, logging to the returned buffer.
-func openWith(t *testing.T, c testutil.TestCert) (*Files, *logBuffer, string, string) {
+func openWith(t *testing.T, c testutil.TestCert) (*Files, *testutil.SyncBuffer, string, string) {
 	t.Helper()
 	certFile, keyFile := pairFiles(t)
 	c.Write(t, certFile, keyFile)
-	log := &logBuffer{}
+	log := &testutil.SyncBuffer{}
 	f, err := OpenFiles(certFile, keyFile, slog.New(slog.NewTextHandler(log, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package testutil
 
 import (
-	"bytes"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -12,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 )
@@ -30,25 +28,7 @@ type Pebble struct {
 	dir, keyFile string
 	https        TestCert
 	api, mgmt    int
-	log          lockedBuffer
-}
-
-// lockedBuffer collects a process's output.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	log          SyncBuffer
 }
 
 // NewPebble prepares a Pebble for the test: its directory URL and the
@@ -127,7 +107,7 @@ func (p *Pebble) writeConfig(t testing.TB, path string, httpPort, tlsPort int) {
 
 // run starts bin with env added to this process's, and kills it when the
 // test ends.
-func run(t testing.TB, log *lockedBuffer, env []string, bin string, args ...string) {
+func run(t testing.TB, log *SyncBuffer, env []string, bin string, args ...string) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = log, log
