@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -103,12 +102,12 @@ func (a *ACME) announce(domain string, cert *tls.Certificate) {
 	}
 }
 
-// Reload does nothing: autocert renews certificates itself, 30 days
-// before they expire.
-func (a *ACME) Reload() error { return errNoReload }
-
-// errNoReload says why an ACME source does not reload.
-var errNoReload = errors.New("tls: certificates from ACME renew themselves; nothing to reload")
+// Reload only says that there is nothing to read: autocert renews each
+// certificate itself, 30 days before it expires.
+func (a *ACME) Reload() error {
+	a.log.Info("tls: certificates from ACME renew themselves; nothing to reload")
+	return nil
+}
 
 // HTTPHandler answers the HTTP-01 challenge and redirects every other
 // request to https://.
