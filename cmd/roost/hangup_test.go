@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"path/filepath"
@@ -27,7 +28,9 @@ func TestHangupReloadsTheCertificate(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, addr := serveInProcess(t, cfg)
-	defer onHangup(srv)()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	onHangup(ctx, func() { reloadCertificates(srv) })
 	b.Write(t, certFile, keyFile)
 	pool := x509.NewCertPool()
 	pool.AddCert(a.Leaf)

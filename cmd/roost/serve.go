@@ -119,10 +119,10 @@ func start(cfg config.Config, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "roost:", err)
 		return 1
 	}
-	defer onHangup(srv)() // before the banner says roost listens
-	banner(stdout, &cfg, srv, ln.Addr().String())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	onHangup(ctx, func() { reloadCertificates(srv) }) // before the banner, which says the node is up
+	banner(stdout, &cfg, srv, ln.Addr().String())
 	if err := srv.Serve(ctx, ln); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(stderr, "roost:", err)
 		return 1
