@@ -126,10 +126,40 @@ type TLS struct {
 	// KeyFile is the path of the PEM private key for CertFile. Zero value
 	// means no TLS.
 	KeyFile string `yaml:"key_file" env:"ROOST_TLS_KEY" flag:"tls-key" default:"" help:"PEM private key file of cert_file"`
+	// WatchInterval is how often CertFile and KeyFile are read to see
+	// whether a new pair was written; SIGHUP reads them at once.
+	WatchInterval time.Duration `yaml:"watch_interval" env:"ROOST_TLS_WATCH_INTERVAL" default:"10s" check:"positive" help:"how often cert_file and key_file are read for a new pair, served to new handshakes (SIGHUP reads them at once)"`
+	// ACME gets certificates from an ACME server instead of files. Zero
+	// value means no ACME.
+	ACME ACME `yaml:"acme" help:"get certificates from an ACME server (Let's Encrypt by default) instead of cert_file and key_file"`
 }
 
 // Enabled reports whether TLS is configured.
-func (t TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" }
+func (t TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" || t.ACME.Enabled() }
+
+// ACME says which certificates to get from an ACME server (RFC 8555) and
+// where to keep them. It answers the TLS-ALPN-01 challenge on addr and the
+// HTTP-01 challenge on HTTPAddr.
+type ACME struct {
+	// Domains are the host names to get certificates for. Zero value
+	// means no ACME.
+	Domains []string `yaml:"domains" env:"ROOST_TLS_ACME_DOMAINS" default:"" help:"host names to get certificates for; set instead of cert_file and key_file"`
+	// Email is the account's contact address, for expiry notices.
+	Email string `yaml:"email" env:"ROOST_TLS_ACME_EMAIL" default:"" help:"contact address of the ACME account (expiry notices); empty means none"`
+	// CacheDir keeps the account key and the certificates across restarts.
+	CacheDir string `yaml:"cache_dir" env:"ROOST_TLS_ACME_CACHE_DIR" default:"" help:"directory keeping the ACME account key and certificates across restarts; required with domains"`
+	// DirectoryURL is the ACME server's directory.
+	DirectoryURL string `yaml:"directory_url" env:"ROOST_TLS_ACME_DIRECTORY_URL" default:"https://acme-v02.api.letsencrypt.org/directory" check:"http_url" help:"the ACME server's directory URL (Let's Encrypt's staging one while testing)"`
+	// CAFile names PEM certificates trusted for DirectoryURL's HTTPS
+	// besides the system's, for a private ACME server.
+	CAFile string `yaml:"ca_file" env:"ROOST_TLS_ACME_CA_FILE" default:"" help:"PEM file of CA certificates trusted for directory_url besides the system's (a private ACME server); empty means the system's only"`
+	// HTTPAddr is where the HTTP-01 challenge is answered; other requests
+	// there are redirected to https://.
+	HTTPAddr string `yaml:"http_addr" env:"ROOST_TLS_ACME_HTTP_ADDR" default:":80" check:"hostport" help:"listen address answering the HTTP-01 challenge (the ACME server calls port 80) and redirecting other http:// requests to https://"`
+}
+
+// Enabled reports whether certificates come from ACME.
+func (a ACME) Enabled() bool { return len(a.Domains) > 0 }
 
 // Limits bounds memory and work per connection and per request, so one
 // client cannot cost the server more than it budgets for. Sizes are in

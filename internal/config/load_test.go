@@ -13,7 +13,11 @@ import (
 // fullYAML sets every field to a value other than its default.
 const fullYAML = `
 addr: "0.0.0.0:7001"
-tls: {cert_file: /etc/roost/cert.pem, key_file: /etc/roost/key.pem}
+tls:
+  cert_file: /etc/roost/cert.pem
+  key_file: /etc/roost/key.pem
+  watch_interval: 1m
+  acme: {email: ops@example.com, cache_dir: /var/lib/roost/acme, directory_url: "https://acme.example/dir", ca_file: /etc/roost/acme-ca.pem, http_addr: "127.0.0.1:8080"}
 transport: portable
 loops: 3
 activity_timeout: 60s
@@ -81,8 +85,10 @@ metrics: {addr: "127.0.0.1:9601", token: t0ken}
 func fullConfig() Config {
 	f, t := false, true
 	return Config{
-		Addr:            "0.0.0.0:7001",
-		TLS:             TLS{CertFile: "/etc/roost/cert.pem", KeyFile: "/etc/roost/key.pem"},
+		Addr: "0.0.0.0:7001",
+		TLS: TLS{CertFile: "/etc/roost/cert.pem", KeyFile: "/etc/roost/key.pem", WatchInterval: time.Minute,
+			ACME: ACME{Email: "ops@example.com", CacheDir: "/var/lib/roost/acme", DirectoryURL: "https://acme.example/dir",
+				CAFile: "/etc/roost/acme-ca.pem", HTTPAddr: "127.0.0.1:8080"}},
 		Transport:       "portable",
 		Loops:           3,
 		ActivityTimeout: 60 * time.Second,
@@ -141,6 +147,8 @@ func TestDefault(t *testing.T) {
 	enabled := true
 	want := Config{
 		Addr: "127.0.0.1:6001", Transport: "auto", Loops: runtime.GOMAXPROCS(0),
+		TLS: TLS{WatchInterval: 10 * time.Second,
+			ACME: ACME{DirectoryURL: "https://acme-v02.api.letsencrypt.org/directory", HTTPAddr: ":80"}},
 		ActivityTimeout: 120 * time.Second, PongWait: 30 * time.Second, ShutdownTimeout: 10 * time.Second, GCPercent: 50,
 		Limits: Limits{
 			MaxMessageSize: 65536, MaxBodySize: 1 << 20, MaxEventData: 10240, WriteBacklog: 1 << 20,

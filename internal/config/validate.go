@@ -92,6 +92,12 @@ func (v *validator) tls(t TLS) {
 	if t.KeyFile == "" && t.CertFile != "" {
 		v.fail("tls.key_file", errors.New("must be set when tls.cert_file is set"))
 	}
+	if t.ACME.Enabled() && t.CertFile != "" {
+		v.fail("tls.acme.domains", errors.New("set together with tls.cert_file: certificates come from files or from ACME, choose one"))
+	}
+	if t.ACME.Enabled() && t.ACME.CacheDir == "" {
+		v.fail("tls.acme.cache_dir", errors.New("must be set when tls.acme.domains is set: without it every restart asks the ACME server for new certificates, and Let's Encrypt limits how often"))
+	}
 }
 
 // backends reports a node given two cluster backends: it joins one.

@@ -66,6 +66,7 @@ type Server struct {
 	timeouts  atomic.Int64    // connections closed by the handshake timeout
 	loaded    loadStatus      // when the configuration was last applied (reload.go)
 	reloading sync.Mutex      // held by Reload: one applies at a time
+	edge      edge            // the certificates, when TLS is on
 
 	// limitedLog writes each message at most once a second, with the
 	// count (ratelog): for refusals, net/http's errors and the transports,
@@ -251,16 +252,17 @@ func (s *Server) Listen() (net.Listener, error) {
 	}
 	ln = timeoutListener{Listener: ln, timeouts: &s.timeouts}
 	if s.cfg.TLS.Enabled() {
-		cert, err := tls.LoadX509KeyPair(s.cfg.TLS.CertFile, s.cfg.TLS.KeyFile)
+		tln, err := s.listenTLS(s.proxied(ln))
 		if err != nil {
 			ln.Close()
-			return nil, fmt.Errorf("server: tls: %w", err)
+			return nil, err
 		}
-		ln = tlsListener{Listener: s.proxied(ln), cfg: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}
+		ln = tln
 	}
 	if s.metrics != nil {
 		if s.metricLn, err = net.Listen("tcp", s.cfg.Metrics.Addr); err != nil {
 			ln.Close()
+			s.closeEdge()
 			return nil, fmt.Errorf("server: listen on %s (metrics.addr): %w", s.cfg.Metrics.Addr, err)
 		}
 	}
@@ -280,8 +282,11 @@ func (s *Server) MetricsAddr() string {
 // connections, every client told to reconnect (4200), and an exit within
 // the shutdown timeout.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	go func() { errc <- s.http.Serve(ln) }()
+	ectx, stopEdge := context.WithCancel(ctx)
+	defer stopEdge()
+	s.serveEdge(ectx, errc)
 	if s.poller != nil {
 		rctx, stop := context.WithCancel(ctx)
 		defer stop()
@@ -305,7 +310,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 
 // Shutdown stops the node within ctx.
 func (s *Server) Shutdown(ctx context.Context) error {
-	err := s.http.Shutdown(ctx)
+	err := errors.Join(s.http.Shutdown(ctx), s.shutdownEdge(ctx))
 	if s.metrics != nil {
 		err = errors.Join(err, s.metrics.Shutdown(ctx))
 	}
