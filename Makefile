@@ -10,7 +10,7 @@ ROOST_E2E_BIN := $(CURDIR)/e2e/.tmp/roost
 # The hidden lockfile npm ci writes; older than package-lock.json means stale.
 E2E_DEPS := e2e/node_modules/.package-lock.json
 
-.PHONY: run build test unit chaos e2e e2e-deps fuzz-short static release release-check
+.PHONY: run build test unit chaos e2e e2e-deps fuzz-short bench-once static release release-check
 
 # Release stamps, read by `roost version` (see docs/release.md). VERSION is
 # x.y.z without a "v"; empty keeps the source's development version.
@@ -99,14 +99,20 @@ $(E2E_DEPS): e2e/package.json e2e/package-lock.json
 	cd e2e && $(NPM) ci --no-audit --no-fund
 	@touch $@
 
-## fuzz-short: every Fuzz target in the module for FUZZTIME each.
+## fuzz-short: every Fuzz target in the module for FUZZTIME each (CI runs
+## it with FUZZTIME=3s); only packages with a Fuzz function are listed.
 fuzz-short:
-	@set -e; for pkg in $$($(GO) list ./...); do \
+	@set -e; for pkg in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "== $$pkg $$f"; \
 	    $(GO) test -run=NONE -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg; \
 	  done; \
 	done
+
+## bench-once: every benchmark in the module once (-benchtime=1x), without
+## the race detector, so that none rots; the figures of one run mean nothing.
+bench-once:
+	$(GO) test -run '^$$' -bench . -benchtime=1x ./...
 
 # Linters at pinned versions, so that every run applies the same rules;
 # `make lint` installs them into .tools/ through the Go module proxy.
