@@ -83,15 +83,22 @@ chaos:
 	  $(GO) test -race -count=1 -timeout 0 -v -run '^TestChaos' ./test/chaos
 
 ## e2e: the real-client suite against both transports, over ws:// and then
-## over wss:// (builds roost first), then its cluster suites again over NATS
+## over wss:// (builds roost first), the suites in E2E_AUTO on the default
+## transport (auto: epoll+uring where io_uring works), then the cluster suites again over NATS
 ## and over a private Redis Cluster of three primaries
 ## (e2e/with-redis-cluster.sh starts and removes it).
 e2e: e2e-deps
 	$(GO) build -o $(ROOST_E2E_BIN) ./cmd/roost
 	cd e2e && ROOST_BIN=$(ROOST_E2E_BIN) $(NPM) test
+	cd e2e && ROOST_TRANSPORTS=auto ROOST_BIN=$(ROOST_E2E_BIN) node --test --test-concurrency=1 --test-timeout=120000 $(E2E_AUTO)
 	cd e2e && ROOST_BIN=$(ROOST_E2E_BIN) $(NPM) run test:tls
 	cd e2e && E2E_NATS_URL=nats://127.0.0.1:4222 ROOST_BIN=$(ROOST_E2E_BIN) $(NPM) run test-cluster
 	cd e2e && ROOST_BIN=$(ROOST_E2E_BIN) ./with-redis-cluster.sh $(NPM) run test-cluster
+
+# E2E_AUTO: the suites that drive the transport (handshakes, reads,
+# fan-out writes, close codes, compression, shutdown), run once more on auto.
+E2E_AUTO := $(addprefix test/,$(addsuffix .test.js,connect ping publish client-events \
+              private presence encrypted compression refusal shutdown subscription-count))
 
 e2e-deps: $(E2E_DEPS)
 
