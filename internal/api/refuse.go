@@ -60,6 +60,7 @@ func (a *answer) Write(p []byte) (int, error) {
 // deadline is set to now, so that net/http reads no more of it.
 func lingerClose(w http.ResponseWriter) {
 	rc := http.NewResponseController(w)
+	_ = rc.Flush() // the body too: Hijack sends only the head of what was written
 	conn, rw, err := rc.Hijack()
 	if err != nil {
 		_ = rc.SetReadDeadline(time.Now())

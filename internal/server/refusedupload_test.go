@@ -28,7 +28,10 @@ func TestUnsignedChunkedUploadReads401(t *testing.T) {
 			t.Fatalf("an unsigned 10 MB chunked upload got %v, want its 401", err)
 		}
 		defer resp.Body.Close()
-		msg, _ := io.ReadAll(resp.Body)
+		msg, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatalf("the 401's body: %v", err)
+		}
 		if resp.StatusCode != http.StatusUnauthorized {
 			t.Fatalf("an unsigned 10 MB chunked upload got %d %q, want 401", resp.StatusCode, msg)
 		}
