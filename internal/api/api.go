@@ -156,8 +156,7 @@ func (h *handler) routes() *http.ServeMux {
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	addr := realip.Key(clientAddr(r), h.cfg.IPv6Prefix)
 	if !h.clients.acquire(addr) {
-		dropBody(w, r)
-		h.fail(w, r, errTooManyInFlight(addr, h.clients.max))
+		h.refuse(w, r, errTooManyInFlight(addr, h.clients.max))
 		return
 	}
 	defer h.clients.release(addr)

@@ -30,6 +30,11 @@ type Config struct {
 	Uring bool
 	// Stats, when not nil, counts connection events.
 	Stats *connstats.Stats
+	// MaxHandshakes bounds the sockets the loops hold whose request head is
+	// not yet decided (accepted, not yet upgraded, refused or handed over),
+	// each loop an equal share of at least one; a loop at its share stops
+	// accepting until one of them is decided. Zero means no bound.
+	MaxHandshakes int
 	// OnClose, when not nil, is called on the loop's goroutine with the
 	// descriptor of each socket Add was given, just before it is closed.
 	OnClose func(fd int)

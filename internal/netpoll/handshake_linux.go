@@ -104,7 +104,7 @@ func (l *loop) unlisten() {
 // accept takes up to acceptBatch new connections.
 func (l *loop) accept() {
 	for range acceptBatch {
-		if !l.accepting {
+		if !l.accepting || l.holdBack() {
 			return
 		}
 		fd, from, err := acceptFrom(l.lfd, &l.peer)
@@ -138,6 +138,7 @@ func (l *loop) handshaking(fd int, from netip.Addr) {
 		return
 	}
 	c := &conn{l: l, fd: int32(fd), slot: slot, flags: fHandshake, seen: l.now, mark: l.now + int64(l.headTimeout)}
+	l.handshakes++
 	l.conns[slot] = c
 	x := c.ext()
 	x.from = from
@@ -219,6 +220,7 @@ func (c *conn) decideHead(n int) {
 func (c *conn) upgrade(up Accepted) {
 	l := c.l
 	c.flags = c.flags&^fHandshake | fHello
+	l.decided()
 	c.ws = up.WS
 	l.count.Add(1)
 	if s := l.cfg.Stats; s != nil {
@@ -259,6 +261,7 @@ func (c *conn) handoff() {
 	x := c.x
 	c.x = nil
 	defer putExtra(x)
+	l.decided()
 	f := os.NewFile(uintptr(c.fd), "")
 	nc, err := net.FileConn(f) // a duplicate, in Go's poller
 	f.Close()

@@ -111,7 +111,7 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	if loops > 0 {
 		s.uring = useUring(s.cfg.Transport, netpoll.UringWorks)
 		p, err := netpoll.New(netpoll.Config{Loops: loops, Hub: s.hub, Env: env, Policy: pol, Logger: s.limitedLog, Stats: &s.stats, OnClose: s.socketClosed,
-			Uring: s.uring, ProxyHeader: s.proxyHeader(), ProxyRefused: s.proxyRefused})
+			Uring: s.uring, ProxyHeader: s.proxyHeader(), ProxyRefused: s.proxyRefused, MaxHandshakes: handshakeBound()})
 		if err != nil {
 			s.closeWebhooks(context.Background())
 			return nil, fmt.Errorf("server: starting epoll loops: %w", err)

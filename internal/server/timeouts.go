@@ -57,6 +57,16 @@ func (c *firstRequest) SyscallConn() (syscall.RawConn, error) {
 	return sc.SyscallConn()
 }
 
+// CloseWrite shuts the socket's write side where it can (the HTTP API
+// does before it discards a refused body).
+func (c *firstRequest) CloseWrite() error {
+	cw, ok := c.Conn.(interface{ CloseWrite() error })
+	if !ok {
+		return errors.ErrUnsupported
+	}
+	return cw.CloseWrite()
+}
+
 // connState is the HTTP server's ConnState hook: once a connection leaves
 // the new state, its first request has been read and its deadlines are no
 // longer the handshake's.
