@@ -46,7 +46,7 @@ func TestNoDuplicatesAfterPause(t *testing.T) {
 	}
 }
 
-// TestPausedRedisHoldsOnePublish stops Redis with SIGSTOP, which a node
+// TestPublishesThroughAPausedRedisAreStored stops Redis with SIGSTOP, which a node
 // does not take for an outage until its heartbeat goes unanswered too. The
 // first HTTP API publish after it waits for the store, up to the hub's
 // store wait; the next ones, while Redis is still paused, answer 200
@@ -56,7 +56,7 @@ func TestNoDuplicatesAfterPause(t *testing.T) {
 // real paused Redis, every publish answers 200 and their durations are
 // logged, not held to a budget. Once Redis runs again, a 200 means stored
 // again: node B's cache holds each value node A answered 200 to.
-func TestPausedRedisHoldsOnePublish(t *testing.T) {
+func TestPublishesThroughAPausedRedisAreStored(t *testing.T) {
 	t.Parallel()
 	d := newDuo(t, "roost-pausepub")
 	d.waitReady(http.StatusOK, "ready")
