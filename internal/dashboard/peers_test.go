@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/roostproject/roost/internal/cluster"
+	"github.com/roostproject/roost/internal/cluster/redisstore"
 	"github.com/roostproject/roost/internal/testutil"
 )
 
@@ -16,7 +16,7 @@ func TestOverviewListsEveryNodeOfTheCluster(t *testing.T) {
 	r := testutil.StartRedis(t)
 	node := func(id string) func(*Config) {
 		return func(c *Config) {
-			rdb, err := cluster.Dial(r.URL())
+			rdb, err := redisstore.Dial(r.URL())
 			if err != nil {
 				t.Fatal(err)
 			}

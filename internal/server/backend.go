@@ -3,9 +3,9 @@ package server
 import (
 	"context"
 
-	"github.com/roostproject/roost/internal/cluster"
+	"github.com/roostproject/roost/internal/cluster/natsstore"
+	"github.com/roostproject/roost/internal/cluster/redisstore"
 	"github.com/roostproject/roost/internal/config"
-	"github.com/roostproject/roost/internal/natscluster"
 )
 
 // Backend is what a cluster's backend keeps under the cluster's prefix
@@ -32,15 +32,15 @@ func ClusterBackend(cfg config.Config) *Backend {
 // Kept lists the keys or buckets under the cluster's prefix.
 func (b *Backend) Kept(ctx context.Context) ([]string, error) {
 	if b.redis {
-		return cluster.Kept(ctx, b.url, b.pre)
+		return redisstore.Kept(ctx, b.url, b.pre)
 	}
-	return natscluster.Kept(ctx, b.url, b.pre)
+	return natsstore.Kept(ctx, b.url, b.pre)
 }
 
 // Purge deletes them. Only call it when no node of the cluster runs.
 func (b *Backend) Purge(ctx context.Context) error {
 	if b.redis {
-		return cluster.Purge(ctx, b.url, b.pre)
+		return redisstore.Purge(ctx, b.url, b.pre)
 	}
-	return natscluster.Purge(ctx, b.url, b.pre)
+	return natsstore.Purge(ctx, b.url, b.pre)
 }

@@ -5,9 +5,9 @@ import (
 	"net/http"
 
 	"github.com/roostproject/roost/internal/cluster"
-	"github.com/roostproject/roost/internal/clusterkit/nodeconf"
+	"github.com/roostproject/roost/internal/cluster/natsstore"
+	"github.com/roostproject/roost/internal/cluster/redisstore"
 	"github.com/roostproject/roost/internal/hub"
-	"github.com/roostproject/roost/internal/natscluster"
 	"github.com/roostproject/roost/internal/webhook"
 )
 
@@ -32,7 +32,7 @@ func (s *Server) joinCluster() error {
 	if s.cfg.NATS.URL != "" {
 		return s.joinNATS(apps)
 	}
-	r, err := cluster.New(cluster.Config{URL: s.cfg.Redis.URL, Settings: s.nodeSettings(s.cfg.Redis.Prefix, apps)})
+	r, err := redisstore.New(redisstore.Config{URL: s.cfg.Redis.URL, Settings: s.nodeSettings(s.cfg.Redis.Prefix, apps)})
 	if err != nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func (s *Server) joinCluster() error {
 
 // joinNATS connects the hub to the other nodes through NATS.
 func (s *Server) joinNATS(apps []string) error {
-	n, err := natscluster.New(natscluster.Config{URL: s.cfg.NATS.URL, Settings: s.nodeSettings(s.cfg.NATS.Prefix, apps)})
+	n, err := natsstore.New(natsstore.Config{URL: s.cfg.NATS.URL, Settings: s.nodeSettings(s.cfg.NATS.Prefix, apps)})
 	if err != nil {
 		return err
 	}
@@ -51,8 +51,8 @@ func (s *Server) joinNATS(apps []string) error {
 }
 
 // nodeSettings are this node's settings for either cluster backend.
-func (s *Server) nodeSettings(prefix string, apps []string) nodeconf.Settings {
-	return nodeconf.Settings{
+func (s *Server) nodeSettings(prefix string, apps []string) cluster.Settings {
+	return cluster.Settings{
 		Prefix: prefix, Node: s.hub.Node(), Apps: apps,
 		Deliver: s.hub.Deliver, Reconcile: s.hub.Reconcile, Logger: s.log,
 		Observer: s.observer(),

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/roostproject/roost/internal/cluster"
+	"github.com/roostproject/roost/internal/cluster/redisstore"
 	"github.com/roostproject/roost/internal/dashboard"
 )
 
@@ -33,7 +33,7 @@ func (s *Server) mountDashboard(mux *http.ServeMux, api http.Handler) {
 		Node: strconv.FormatUint(s.hub.Node(), 10), Logger: s.log, RedisPrefix: s.cfg.Redis.Prefix,
 	}
 	if s.cluster != nil && s.cfg.Redis.URL != "" {
-		rdb, err := cluster.Dial(s.cfg.Redis.URL)
+		rdb, err := redisstore.Dial(s.cfg.Redis.URL)
 		if err != nil {
 			s.log.Warn("dashboard: no cluster view", "err", err)
 		}

@@ -21,7 +21,7 @@
 // (a roost node killed with SIGKILL) and TestBackendRestart (a private
 // server of each kind killed and started again, empty). The tests that
 // stay on Redis alone say why; NATS's own faults run in process, in
-// internal/natscluster.
+// internal/cluster/natsstore.
 //
 // backend_bench_test.go measures the same operations on Redis and on NATS
 // in one run, so that docs/cluster.md can quote their ratio.

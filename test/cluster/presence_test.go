@@ -163,7 +163,7 @@ func outlast(d time.Duration) { time.Sleep(d) }
 // NOSAVE, a data file that outlives the node TTL). The kill -9 and
 // restart empty of every backend is TestBackendRestart; NATS's restart
 // with its store past the TTL and its pause past the TTL are tested in
-// process (internal/natscluster's TestNATSRestartWithDataPastTTL and
+// process (internal/cluster/natsstore's TestNATSRestartWithDataPastTTL and
 // TestNATSPausePastTTL).
 func TestPresenceSurvivesRedisOutages(t *testing.T) {
 	for _, tc := range []struct {
