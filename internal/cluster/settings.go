@@ -14,8 +14,9 @@ import (
 // Settings are a cluster node's settings beside the store's URL.
 type Settings struct {
 	// Prefix starts every key, topic, subject and bucket name, so clusters
-	// can share one store (on NATS: letters, digits, '_' and '-'). Zero
-	// value means "roost".
+	// can share one store (on NATS: letters, digits, '_' and '-'). It is
+	// required: its default is the configuration's (redis.prefix,
+	// nats.prefix).
 	Prefix string
 	// Node is this node's id: the first part of its socket_ids.
 	Node uint64
@@ -49,9 +50,6 @@ type Settings struct {
 
 // ApplyDefaults fills in the zero values that stand for a default.
 func (s *Settings) ApplyDefaults() {
-	if s.Prefix == "" {
-		s.Prefix = "roost"
-	}
 	if s.NodeTTL <= 0 {
 		s.NodeTTL = 15 * time.Second
 	}

@@ -10,7 +10,7 @@ import (
 func TestDefaultsFillOnlyZeroValues(t *testing.T) {
 	var s Settings
 	s.ApplyDefaults()
-	if s.Prefix != "roost" || s.NodeTTL != 15*time.Second || s.SlowReply != 3*time.Second || s.Outbox != 65536 || s.Logger == nil || s.Observer == nil {
+	if s.Prefix != "" || s.NodeTTL != 15*time.Second || s.SlowReply != 3*time.Second || s.Outbox != 65536 || s.Logger == nil || s.Observer == nil {
 		t.Fatalf("defaults %+v", s)
 	}
 	set := Settings{Prefix: "p", NodeTTL: time.Second, SlowReply: time.Millisecond, Outbox: 7, Observer: hub.NopObserver{}}

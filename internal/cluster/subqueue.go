@@ -6,12 +6,12 @@ package cluster
 
 import "sync"
 
-// SubOp is one subscription change of a topic (a Redis channel or a NATS
-// subject).
+// SubOp is one subscription change of a channel's topic (a Redis channel
+// or a NATS subject).
 type SubOp struct {
-	Topic string
-	On    bool
-	Ready func() // On: called once the subscription is active
+	App, Channel string
+	On           bool
+	Ready        func() // On: called once the subscription is active
 }
 
 // SubQueue holds the changes not applied yet. Its zero value is not ready:

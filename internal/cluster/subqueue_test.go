@@ -5,7 +5,7 @@ import "testing"
 func TestTakeInOrderAfterWake(t *testing.T) {
 	q := NewSubQueue()
 	for _, topic := range []string{"a", "b", "a"} {
-		q.Push(SubOp{Topic: topic, On: topic == "a"})
+		q.Push(SubOp{Channel: topic, On: topic == "a"})
 	}
 	<-q.Wake()
 	select {
@@ -14,7 +14,7 @@ func TestTakeInOrderAfterWake(t *testing.T) {
 	default:
 	}
 	ops := q.Take()
-	if len(ops) != 3 || ops[0].Topic != "a" || ops[1].Topic != "b" || ops[1].On || !ops[2].On {
+	if len(ops) != 3 || ops[0].Channel != "a" || ops[1].Channel != "b" || ops[1].On || !ops[2].On {
 		t.Fatalf("took %+v, want a on, b off, a on", ops)
 	}
 	if len(q.Take()) != 0 {

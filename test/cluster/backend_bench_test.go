@@ -57,7 +57,7 @@ func startRedisNode(b *testing.B, prefix string, node uint64, deliver func(*hub.
 			c.Del(ctx, keys...)
 		}
 	})
-	n, err := redisstore.New(redisstore.Config{URL: benchRedisURL, Settings: cluster.Settings{Prefix: prefix, Node: node, Apps: []string{"app"}, Deliver: deliver, Logger: quiet}})
+	n, err := cluster.Open(cluster.Settings{Prefix: prefix, Node: node, Apps: []string{"app"}, Deliver: deliver, Logger: quiet}, redisstore.Backend(benchRedisURL))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func startNATSNode(b *testing.B, prefix string, node uint64, deliver func(*hub.M
 		defer cancel()
 		deleteNATSBuckets(ctx, url, prefix)
 	})
-	n, err := natsstore.New(natsstore.Config{URL: url, Settings: cluster.Settings{Prefix: prefix, Node: node, Apps: []string{"app"}, Deliver: deliver, Logger: quiet}})
+	n, err := cluster.Open(cluster.Settings{Prefix: prefix, Node: node, Apps: []string{"app"}, Deliver: deliver, Logger: quiet}, natsstore.Backend(url))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -51,26 +51,22 @@ func needNATS(t testing.TB, url string) {
 type inbox = clustertest.Inbox
 
 // nodes starts n nodes on the machine's NATS under a fresh prefix.
-func nodes(t *testing.T, n int, ttl time.Duration) ([]*Node, []*inbox) {
-	return nodesAt(t, natsURL, n, func(_ int, c *Config) { c.NodeTTL = ttl })
+func nodes(t *testing.T, n int, ttl time.Duration) ([]*node, []*inbox) {
+	return nodesAt(t, natsURL, n, func(_ int, c *cluster.Settings) { c.NodeTTL = ttl })
 }
 
 // nodesAt starts n nodes on url under a fresh prefix, each Config changed
 // by set first, and removes the prefix's buckets when the test ends.
-func nodesAt(t testing.TB, url string, n int, set func(i int, c *Config)) ([]*Node, []*inbox) {
+func nodesAt(t testing.TB, url string, n int, set func(i int, c *cluster.Settings)) ([]*node, []*inbox) {
 	t.Helper()
 	needNATS(t, url)
 	prefix := fmt.Sprintf("test-%d", rand.Uint64())
-	ns, boxes := make([]*Node, n), make([]*inbox, n)
+	ns, boxes := make([]*node, n), make([]*inbox, n)
 	for i := range ns {
 		boxes[i] = &inbox{}
-		cfg := Config{URL: url, Settings: cluster.Settings{Prefix: prefix, Node: uint64(i + 1), Apps: []string{"app"}, Deliver: boxes[i].Deliver}}
+		cfg := cluster.Settings{Prefix: prefix, Node: uint64(i + 1), Apps: []string{"app"}, Deliver: boxes[i].Deliver}
 		set(i, &cfg)
-		node, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ns[i] = node
+		ns[i] = start(t, url, cfg)
 	}
 	t.Cleanup(func() {
 		for _, node := range ns {
@@ -82,7 +78,7 @@ func nodesAt(t testing.TB, url string, n int, set func(i int, c *Config)) ([]*No
 	return ns, boxes
 }
 
-func allReady(ns []*Node) int {
+func allReady(ns []*node) int {
 	ready := 0
 	for _, n := range ns {
 		if n.Ready() == nil {
@@ -101,12 +97,12 @@ func deleteBuckets(url, prefix string) {
 
 func TestPresenceFirstAndLastAcrossNodes(t *testing.T) {
 	ns, _ := nodes(t, 2, 0)
-	clustertest.PresenceFirstAndLast(t, &ns[0].presence, &ns[1].presence)
+	clustertest.PresenceFirstAndLast(t, ns[0].presence, ns[1].presence)
 }
 
 func TestPresenceLimitIsClusterWide(t *testing.T) {
 	ns, _ := nodes(t, 2, 0)
-	clustertest.PresenceLimit(t, &ns[0].presence, &ns[1].presence)
+	clustertest.PresenceLimit(t, ns[0].presence, ns[1].presence)
 }
 
 // TestTransitionsExactlyOnce has every node make the same user's first
@@ -119,7 +115,7 @@ func TestTransitionsExactlyOnce(t *testing.T) {
 	for r := range rounds {
 		channel := fmt.Sprint("presence-race-", r)
 		var firsts, lasts, signedIn, signedOut atomic.Int32
-		race(ns, func(node *Node) {
+		race(ns, func(node *node) {
 			if first, err := node.presence.Join(ctx, "app", channel, hub.Member{ID: "u"}, 0); err == nil && first {
 				firsts.Add(1)
 			}
@@ -127,7 +123,7 @@ func TestTransitionsExactlyOnce(t *testing.T) {
 				signedIn.Add(1)
 			}
 		})
-		race(ns, func(node *Node) {
+		race(ns, func(node *node) {
 			if last, err := node.presence.Leave(ctx, "app", channel, "u"); err == nil && last {
 				lasts.Add(1)
 			}
@@ -148,11 +144,11 @@ func TestTransitionsExactlyOnce(t *testing.T) {
 func TestOccupiedVacatedExactlyOnce(t *testing.T) {
 	const n, rounds = 4, 10
 	obs := &clustertest.Occupancy{}
-	ns, _ := nodesAt(t, natsURL, n, func(_ int, c *Config) { c.Observer = obs })
+	ns, _ := nodesAt(t, natsURL, n, func(_ int, c *cluster.Settings) { c.Observer = obs })
 	for r := range rounds {
 		channel := fmt.Sprint("race-", r)
 		for _, d := range []int{1, -1} {
-			race(ns, func(node *Node) {
+			race(ns, func(node *node) {
 				node.counts.Subscribed("app", channel, d)
 				node.counts.flush()
 			})
@@ -160,7 +156,7 @@ func TestOccupiedVacatedExactlyOnce(t *testing.T) {
 			// written before the first -1.
 			want := map[int]int{1: n, -1: 0}[d]
 			testutil.Eventually(t, natsWait, "counts written", func() bool {
-				h, _, err := read(context.Background(), ns[0].kv.Load().counts, key("app", channel))
+				h, _, err := read(context.Background(), ns[0].s.kv.Load().counts, key("app", channel))
 				return err == nil && (h[""] == nil && want == 0 || h[""] != nil && h[""].total() == want)
 			})
 		}
@@ -171,7 +167,7 @@ func TestOccupiedVacatedExactlyOnce(t *testing.T) {
 }
 
 // race runs f on every node at once.
-func race(ns []*Node, f func(*Node)) {
+func race(ns []*node, f func(*node)) {
 	var wg sync.WaitGroup
 	for _, node := range ns {
 		wg.Add(1)
@@ -244,9 +240,7 @@ func TestDeadNodeIsReaped(t *testing.T) {
 	dead.presence.Join(ctx, "app", "presence-z", hub.Member{ID: "ghost"}, 100)
 	dead.users.SignIn(ctx, "app", "ghost")
 	// Stop the dead node without its goodbye: its heartbeat just expires.
-	dead.cancel()
-	dead.wg.Wait()
-	dead.nc.Close()
+	dead.Halt()
 	testutil.Eventually(t, natsWait, "member_removed for the dead node's member", func() bool {
 		return boxes[0].Has("pusher_internal:member_removed", `{"user_id":"ghost"}`)
 	})
@@ -290,9 +284,9 @@ func TestWebhookPendingAcrossNodes(t *testing.T) {
 func BenchmarkCountsFlush(b *testing.B) {
 	for _, parallel := range []int{1, flushParallel} {
 		b.Run(fmt.Sprint("parallel-", parallel), func(b *testing.B) {
-			ns, _ := nodesAt(b, natsURL, 1, func(_ int, c *Config) { c.Logger = quiet })
-			c := &ns[0].counts
-			c.parallel = parallel
+			ns, _ := nodesAt(b, natsURL, 1, func(_ int, c *cluster.Settings) { c.Logger = quiet })
+			c := ns[0].counts
+			ns[0].s.parallel = parallel
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
@@ -315,7 +309,7 @@ func TestStaleGuessNeverDecides(t *testing.T) {
 	ns, _ := nodes(t, 2, 0)
 	a, b := ns[0], ns[1]
 	ctx := context.Background()
-	join := func(n *Node, user string) error {
+	join := func(n *node, user string) error {
 		_, err := n.presence.Join(ctx, "app", "presence-g", hub.Member{ID: user}, 2)
 		return err
 	}
@@ -331,8 +325,8 @@ func TestStaleGuessNeverDecides(t *testing.T) {
 	}
 	// A guess that the channel is full, from an old revision: not trusted.
 	full, _ := json.Marshal(hash{"u1": {N: map[string]int{"1": 1}}, "u2": {N: map[string]int{"2": 1}}})
-	kv := a.kv.Load().presence
-	a.guesses.keep(kv, key("app", "presence-g"), full, 1, nil)
+	kv := a.s.kv.Load().presence
+	a.s.guesses.keep(kv, key("app", "presence-g"), full, 1, nil)
 	if err := join(a, "u3"); err != nil {
 		t.Fatalf("join with a stale guess that the channel is full: %v, want it to succeed", err)
 	}

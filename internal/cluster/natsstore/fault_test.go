@@ -18,10 +18,10 @@ import (
 const faultTTL = 3 * time.Second
 
 // faultNodes starts n nodes on a private nats-server.
-func faultNodes(t *testing.T, n int) (*testutil.NATS, []*Node, []*inbox) {
+func faultNodes(t *testing.T, n int) (*testutil.NATS, []*node, []*inbox) {
 	t.Helper()
 	srv := testutil.StartNATS(t)
-	ns, boxes := nodesAt(t, srv.URL(), n, func(_ int, c *Config) {
+	ns, boxes := nodesAt(t, srv.URL(), n, func(_ int, c *cluster.Settings) {
 		c.NodeTTL, c.SlowReply = faultTTL, time.Second
 	})
 	t.Cleanup(func() {
@@ -33,7 +33,7 @@ func faultNodes(t *testing.T, n int) (*testutil.NATS, []*Node, []*inbox) {
 }
 
 // subscribe subscribes node to channel and waits until NATS has it.
-func subscribe(node *Node, channel string) {
+func subscribe(node *node, channel string) {
 	ready := make(chan struct{})
 	node.Subscribe("app", channel, func() { close(ready) })
 	<-ready
@@ -41,7 +41,7 @@ func subscribe(node *Node, channel string) {
 
 // members returns the ids of a presence channel's members as node reads
 // them, or the error.
-func members(node *Node, channel string) string {
+func members(node *node, channel string) string {
 	ms, err := node.presence.Members(context.Background(), "app", channel)
 	if err != nil {
 		return err.Error()
@@ -55,7 +55,7 @@ func members(node *Node, channel string) string {
 }
 
 // crossing reports whether a message A publishes now reaches B.
-func crossing(a *Node, b *inbox, channel string) func() bool {
+func crossing(a *node, b *inbox, channel string) func() bool {
 	i := 0
 	return func() bool {
 		i++
@@ -66,7 +66,7 @@ func crossing(a *Node, b *inbox, channel string) func() bool {
 }
 
 // joinAndSignIn makes user a member of channel and signed in, on node.
-func joinAndSignIn(t *testing.T, node *Node, channel, user string) {
+func joinAndSignIn(t *testing.T, node *node, channel, user string) {
 	t.Helper()
 	ctx := context.Background()
 	if first, err := node.presence.Join(ctx, "app", channel, hub.Member{ID: user}, 0); err != nil || !first {
@@ -183,10 +183,7 @@ func TestStartsWithoutNATS(t *testing.T) {
 	srv := testutil.StartNATS(t)
 	srv.Kill()
 	box := &inbox{}
-	n, err := New(Config{URL: srv.URL(), Settings: cluster.Settings{Prefix: "late", Node: 1, Apps: []string{"app"}, Deliver: box.Deliver, Logger: quiet}})
-	if err != nil {
-		t.Fatalf("an unreachable NATS is not an error: %v", err)
-	}
+	n := start(t, srv.URL(), cluster.Settings{Prefix: "late", Node: 1, Apps: []string{"app"}, Deliver: box.Deliver, Logger: quiet})
 	t.Cleanup(func() { n.Close() })
 	if n.Ready() == nil {
 		t.Fatal("ready without NATS")

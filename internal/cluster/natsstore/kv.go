@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/roostproject/roost/internal/cluster"
 	"github.com/roostproject/roost/internal/hub"
 )
 
@@ -15,9 +16,11 @@ import (
 // <prefix>_<what>. presence, users and counts hold hashes (see hash); cache
 // the last event of each cache channel; alive each node's heartbeat, which
 // expires after NodeTTL; nodes the nodes that ever beat (to know whom to
-// reap) and the reapers' locks; webhooks the delayed webhook events.
+// reap, for RecordTTL after their last beat) and the reapers' locks;
+// webhooks the delayed webhook events; dashboard each node's latest
+// dashboard figures.
 type buckets struct {
-	presence, users, counts, cache, alive, nodes, webhooks jetstream.KeyValue
+	presence, users, counts, cache, alive, nodes, webhooks, dashboard jetstream.KeyValue
 }
 
 // webhookTTL bounds how long a delayed webhook event is kept: longer than
@@ -36,8 +39,8 @@ type bucketSpec struct {
 func (b *buckets) specs(nodeTTL time.Duration) []bucketSpec {
 	return []bucketSpec{
 		{&b.presence, "presence", 0}, {&b.users, "users", 0}, {&b.counts, "counts", 0},
-		{&b.cache, "cache", hub.CacheTTL}, {&b.alive, "alive", nodeTTL}, {&b.nodes, "nodes", 0},
-		{&b.webhooks, "webhooks", webhookTTL},
+		{&b.cache, "cache", hub.CacheTTL}, {&b.alive, "alive", nodeTTL}, {&b.nodes, "nodes", cluster.RecordTTL},
+		{&b.webhooks, "webhooks", webhookTTL}, {&b.dashboard, "dashboard", webhookTTL},
 	}
 }
 
@@ -52,7 +55,7 @@ func BucketNames(prefix string) []string {
 
 // openBuckets creates the buckets that do not exist yet, keeping those that
 // do as they are (an operator may have created them with replicas).
-func (n *Node) openBuckets(ctx context.Context) (*buckets, error) {
+func (n *NATS) openBuckets(ctx context.Context) (*buckets, error) {
 	var b buckets
 	for _, s := range b.specs(n.cfg.NodeTTL) {
 		kv, err := n.bucket(ctx, n.cfg.Prefix+"_"+s.sfx, s.ttl)
@@ -64,7 +67,7 @@ func (n *Node) openBuckets(ctx context.Context) (*buckets, error) {
 	return &b, nil
 }
 
-func (n *Node) bucket(ctx context.Context, name string, ttl time.Duration) (jetstream.KeyValue, error) {
+func (n *NATS) bucket(ctx context.Context, name string, ttl time.Duration) (jetstream.KeyValue, error) {
 	kv, err := n.js.KeyValue(ctx, name)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
 		kv, err = n.js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: name, TTL: ttl, Storage: jetstream.FileStorage})

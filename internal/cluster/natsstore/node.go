@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -13,74 +11,41 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/roostproject/roost/internal/cluster"
-	"github.com/roostproject/roost/internal/hub"
 )
 
-// Config holds what a cluster node needs.
-type Config struct {
-	// URL is "nats://[user:password@]host:port", several comma-separated
-	// for a NATS cluster, or "tls://..." (TLS). JetStream must be enabled.
-	URL string
-	cluster.Settings
-}
-
-// Node is one roost node's link to a cluster over NATS. It is a hub.Broker,
-// and State returns the cluster's versions of the hub's shared state.
-type Node struct {
-	cfg  Config
+// NATS is a cluster's store on NATS with JetStream.
+type NATS struct {
+	cfg  *cluster.Settings
 	node string
 	nc   *nats.Conn
 	js   jetstream.JetStream
 	log  *slog.Logger
-	kv   atomic.Pointer[buckets] // nil until JetStream has answered
+	kv   atomic.Pointer[buckets]      // nil until JetStream has answered
+	host atomic.Pointer[cluster.Node] // set by Start, for nats.go's callbacks
+	ctx  context.Context
+	link *cluster.Link
 
-	outbox  chan outbound
-	acks    acks
-	dropped atomic.Int64
-	subs    cluster.SubQueue
-	in      chan *nats.Msg // every channel subject's messages, for receiveLoop
-
-	link     cluster.Link
-	epoch    atomic.Uint64
-	until    atomic.Int64 // Unix ns: reconciliation rounds run until then
-	deferred cluster.Departures
-
-	// This node's own share of the shared state, to answer from while NATS
-	// is away and to write again when it comes back. A change takes
-	// changes.RLock and the stripe of its key; a resync takes changes.Lock,
-	// so that what it writes is the share after every change before it.
-	presence presence
-	users    users
-	counts   counts
-	changes  sync.RWMutex
-	stripes  [64]sync.Mutex
+	acks     acks
+	in       chan *nats.Msg // every channel subject's messages, for receiveLoop
+	subs     map[string]*nats.Subscription
 	guesses  guesses // the values this node last wrote, to change them in one round trip
-
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	parallel int     // channels written at once by a count flush (flushParallel)
 }
 
-var _ hub.Broker = (*Node)(nil)
+var _ cluster.Store = (*NATS)(nil)
 
-// New connects to NATS and starts the node's goroutines. A bad URL is an
-// error; an unreachable NATS is not: the node starts degraded and keeps
-// trying.
-func New(cfg Config) (*Node, error) {
-	cfg.ApplyDefaults()
-	n := &Node{
-		cfg: cfg, node: strconv.FormatUint(cfg.Node, 10), log: cfg.Logger,
-		outbox: make(chan outbound, cfg.Outbox), subs: cluster.NewSubQueue(),
-		in: make(chan *nats.Msg, cfg.Outbox), link: cluster.NewLink(),
-	}
-	n.link.Dirty.Store(true) // the first beat writes the (empty) shares, clearing a former node's with this id
-	n.presence = presence{n: n, local: hub.NewMemoryPresence()}
-	n.users = users{n: n, local: hub.NewMemoryUsers()}
-	n.counts = newCounts(n)
-	n.ctx, n.cancel = context.WithCancel(context.Background())
-	nc, err := nats.Connect(cfg.URL, n.options()...)
+// Open returns the opener of a store on the NATS that url names:
+// "nats://[user:password@]host:port", several comma-separated for a NATS
+// cluster, or "tls://..." (TLS). JetStream must be enabled. A bad URL is
+// an error; an unreachable NATS is not.
+func Open(url string) func(cluster.Settings) (cluster.Store, error) {
+	return func(s cluster.Settings) (cluster.Store, error) { return open(url, s) }
+}
+
+func open(url string, s cluster.Settings) (*NATS, error) {
+	n := &NATS{in: make(chan *nats.Msg, s.Outbox), subs: make(map[string]*nats.Subscription), parallel: flushParallel}
+	nc, err := nats.Connect(url, n.options(s)...)
 	if err != nil {
-		n.cancel()
 		return nil, fmt.Errorf("natscluster: nats url: %w", err)
 	}
 	n.nc = nc
@@ -89,75 +54,57 @@ func New(cfg Config) (*Node, error) {
 	}
 	if err != nil {
 		nc.Close()
-		n.cancel()
 		return nil, fmt.Errorf("natscluster: jetstream: %w", err)
 	}
-	n.start(n.publishLoop, n.receiveLoop, n.subscribeLoop, n.tickLoop)
-	n.heartbeat()
-	n.start(n.healthLoop)
 	return n, nil
 }
 
 // options are the connection's: it retries for ever, a failed first
 // connection included, and tells the node when it drops and comes back.
-func (n *Node) options() []nats.Option {
+func (n *NATS) options(s cluster.Settings) []nats.Option {
 	return []nats.Option{
-		nats.Name("roost node " + n.node),
+		nats.Name(fmt.Sprint("roost node ", s.Node)),
 		nats.RetryOnFailedConnect(true),
 		nats.MaxReconnects(-1),
-		nats.ReconnectWait(probeEvery),
+		nats.ReconnectWait(cluster.ProbeEvery),
 		nats.Timeout(time.Second),
-		nats.PingInterval(n.cfg.SlowReply),
+		nats.PingInterval(s.SlowReply),
 		nats.MaxPingsOutstanding(1),
 		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
-			if !nc.IsClosed() {
-				n.down(err)
+			if h := n.started(); h != nil && !nc.IsClosed() {
+				n.guesses.forget()
+				h.Down(err)
 			}
 		}),
-		nats.ReconnectHandler(func(*nats.Conn) { n.link.Suspect() }),
-		nats.ConnectHandler(func(*nats.Conn) { n.link.Suspect() }),
+		nats.ReconnectHandler(func(*nats.Conn) { n.suspect() }),
+		nats.ConnectHandler(func(*nats.Conn) { n.suspect() }),
 	}
 }
 
-func (n *Node) start(loops ...func()) {
-	for _, f := range loops {
-		n.wg.Go(f)
+// started is the node once Start has run, else nil.
+func (n *NATS) started() *cluster.Node { return n.host.Load() }
+
+func (n *NATS) suspect() {
+	if h := n.started(); h != nil {
+		h.Link().Suspect()
 	}
 }
 
-// Close stops the node's goroutines and removes its heartbeat, so the others
-// clean up after it at once.
-func (n *Node) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	n.link.Drain(ctx, func() int { return len(n.outbox) })
-	n.counts.flush()
-	if b := n.kv.Load(); b != nil && n.link.Healthy.Load() {
-		n.nc.FlushTimeout(time.Second)
-		b.alive.Delete(ctx, n.node)
-	}
-	n.cancel()
-	n.wg.Wait()
+// Name implements cluster.Store.
+func (n *NATS) Name() string { return "nats" }
+
+// Start implements cluster.Store.
+func (n *NATS) Start(h *cluster.Node) {
+	n.cfg, n.node, n.log, n.ctx = h.Settings(), h.ID(), h.Settings().Logger, h.Context()
+	n.link = h.Link()
+	n.host.Store(h)
+	h.Go(n.receiveLoop)
+	h.Go(n.purgeLoop)
+}
+
+// Close implements cluster.Store.
+func (n *NATS) Close(wait func()) error {
+	wait()
 	n.nc.Close()
 	return nil
 }
-
-// State returns the cluster-wide presence, users, counts and cache, for
-// hub.SetState.
-func (n *Node) State() hub.State {
-	return hub.State{Presence: &n.presence, Users: &n.users, Counts: &n.counts, Cache: cache{n}}
-}
-
-// Ready reports nil when NATS and its JetStream answer, else why the node
-// is degraded.
-func (n *Node) Ready() error { return n.link.Ready("nats") }
-
-// Dropped returns how many outbound messages were dropped because the
-// outbox was full or NATS refused them.
-func (n *Node) Dropped() int64 { return n.dropped.Load() }
-
-// Duplicates returns how many messages from other nodes arrived twice and
-// were dropped: none on NATS, which delivers a publish at most once, and
-// the node never publishes a message again (the Redis backend retries a
-// publish whose reply timed out, and counts the copies it drops).
-func (n *Node) Duplicates() int64 { return 0 }

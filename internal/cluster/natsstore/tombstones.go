@@ -22,9 +22,23 @@ const purgeEvery = 10 * time.Minute
 // tombstoneAge is how old a delete marker must be before it is removed.
 const tombstoneAge = 30 * time.Minute
 
+// purgeLoop removes old delete markers every purgeEvery.
+func (n *NATS) purgeLoop() {
+	t := time.NewTicker(purgeEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-t.C:
+			n.purgeTombstones()
+		}
+	}
+}
+
 // purgeTombstones removes the old delete markers of the buckets whose keys
 // come and go.
-func (n *Node) purgeTombstones() {
+func (n *NATS) purgeTombstones() {
 	b := n.kv.Load()
 	if b == nil || !n.link.Healthy.Load() {
 		return
@@ -39,7 +53,7 @@ func (n *Node) purgeTombstones() {
 }
 
 // purgeBucket removes kv's delete markers written before limit.
-func (n *Node) purgeBucket(ctx context.Context, kv jetstream.KeyValue, limit time.Time) error {
+func (n *NATS) purgeBucket(ctx context.Context, kv jetstream.KeyValue, limit time.Time) error {
 	old, err := oldMarkers(ctx, kv, limit)
 	if err != nil || len(old) == 0 {
 		return err
@@ -72,7 +86,7 @@ func oldMarkers(ctx context.Context, kv jetstream.KeyValue, limit time.Time) ([]
 
 // purgeMarkers removes each marker and what came before it on its key,
 // never what came after.
-func (n *Node) purgeMarkers(ctx context.Context, kv jetstream.KeyValue, old []jetstream.KeyValueEntry) error {
+func (n *NATS) purgeMarkers(ctx context.Context, kv jetstream.KeyValue, old []jetstream.KeyValueEntry) error {
 	stream, err := n.js.Stream(ctx, "KV_"+kv.Bucket())
 	if err != nil {
 		return err

@@ -28,23 +28,19 @@ func onBackends(t *testing.T, f func(t *testing.T, url string)) {
 type inbox = clustertest.Inbox
 
 // nodes starts n cluster nodes on url sharing a fresh prefix.
-func nodes(t *testing.T, url string, n int, ttl time.Duration) ([]*Redis, []*inbox) {
-	return nodesWith(t, url, n, ttl, func(int, *Config) {})
+func nodes(t *testing.T, url string, n int, ttl time.Duration) ([]*node, []*inbox) {
+	return nodesWith(t, url, n, ttl, func(int, *cluster.Settings) {})
 }
 
 // nodesWith is nodes with each node's Config changed by set first.
-func nodesWith(t *testing.T, url string, n int, ttl time.Duration, set func(i int, c *Config)) ([]*Redis, []*inbox) {
+func nodesWith(t *testing.T, url string, n int, ttl time.Duration, set func(i int, c *cluster.Settings)) ([]*node, []*inbox) {
 	prefix := fmt.Sprintf("test-%d", rand.Uint64())
-	rs, boxes := make([]*Redis, n), make([]*inbox, n)
+	rs, boxes := make([]*node, n), make([]*inbox, n)
 	for i := range rs {
 		boxes[i] = &inbox{}
-		cfg := Config{URL: url, Settings: cluster.Settings{Prefix: prefix, Node: uint64(i + 1), Apps: []string{"app"}, Deliver: boxes[i].Deliver, NodeTTL: ttl}}
+		cfg := cluster.Settings{Prefix: prefix, Node: uint64(i + 1), Apps: []string{"app"}, Deliver: boxes[i].Deliver, NodeTTL: ttl}
 		set(i, &cfg)
-		r, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs[i] = r
+		rs[i] = start(t, url, cfg)
 	}
 	t.Cleanup(func() {
 		for _, r := range rs {
@@ -75,14 +71,14 @@ const redisWait = 30 * time.Second
 func TestPresenceFirstAndLastAcrossNodes(t *testing.T) {
 	onBackends(t, func(t *testing.T, url string) {
 		rs, _ := nodes(t, url, 2, 0)
-		clustertest.PresenceFirstAndLast(t, &rs[0].presence, &rs[1].presence)
+		clustertest.PresenceFirstAndLast(t, rs[0].presence, rs[1].presence)
 	})
 }
 
 func TestPresenceLimitIsClusterWide(t *testing.T) {
 	onBackends(t, func(t *testing.T, url string) {
 		rs, _ := nodes(t, url, 2, 0)
-		clustertest.PresenceLimit(t, &rs[0].presence, &rs[1].presence)
+		clustertest.PresenceLimit(t, rs[0].presence, rs[1].presence)
 	})
 }
 
@@ -134,9 +130,7 @@ func TestDeadNodeIsReaped(t *testing.T) {
 		dead.presence.Join(ctx, "app", "presence-z", hub.Member{ID: "ghost"}, 100)
 		dead.users.SignIn(ctx, "app", "ghost")
 		// Stop the dead node without its goodbye: its heartbeat just expires.
-		dead.cancel()
-		dead.topics.close()
-		dead.wg.Wait()
+		dead.Halt()
 		testutil.Eventually(t, redisWait, "member_removed for the dead node's member", func() bool {
 			return boxes[0].Has("pusher_internal:member_removed", `{"user_id":"ghost"}`)
 		})

@@ -27,7 +27,7 @@ const canaryEvery = 10 * time.Millisecond
 // canary publishes numbered events on one channel from one node and
 // records when another node receives each.
 type canary struct {
-	from    *Redis
+	from    *node
 	channel string
 	stop    chan struct{}
 	done    sync.WaitGroup
@@ -132,7 +132,7 @@ func (c *canary) report(t *testing.T) (lost int, gap time.Duration) {
 // pair of nodes for a failover test: A publishes, B subscribes; B's
 // deliveries go to an inbox and to the canary.
 type failoverNodes struct {
-	a, b   *Redis
+	a, b   *node
 	inbox  *inbox
 	canary *canary
 }
@@ -140,7 +140,7 @@ type failoverNodes struct {
 func startFailoverNodes(t *testing.T, url, canaryChannel string) *failoverNodes {
 	f := &failoverNodes{inbox: &inbox{}}
 	c := &canary{channel: canaryChannel, stop: make(chan struct{}), got: make(map[int]time.Time)}
-	rs, _ := nodesWith(t, url, 2, 3*time.Second, func(i int, cfg *Config) {
+	rs, _ := nodesWith(t, url, 2, 3*time.Second, func(i int, cfg *cluster.Settings) {
 		if i == 1 {
 			cfg.Deliver = func(m *hub.Message) { f.inbox.Deliver(m); c.deliver(m) }
 		}
@@ -184,7 +184,7 @@ func TestTopicsAreShardedChannels(t *testing.T) {
 	c := testutil.StartRedisCluster(t, 3, 0)
 	rs, _ := nodes(t, c.URL(), 1, 0)
 	subscribed(t, rs[0], "news")
-	topic := rs[0].topic("app", "news")
+	topic := rs[0].r.topic("app", "news")
 	out, err := c.Primary(topic).Cli("PUBSUB", "SHARDNUMSUB", topic)
 	if err != nil || !strings.HasSuffix(strings.TrimSpace(out), "\n1") {
 		t.Fatalf("PUBSUB SHARDNUMSUB %s on its primary: %q %v, want 1 subscriber", topic, out, err)
@@ -201,7 +201,7 @@ func TestTopicsAreShardedChannels(t *testing.T) {
 // computes slots.
 func TestChannelKeysShareTheTopicSlot(t *testing.T) {
 	c := testutil.StartRedisCluster(t, 3, 0)
-	r := &Redis{cfg: Config{Settings: cluster.Settings{Prefix: "roost"}}}
+	r := &Redis{cfg: &cluster.Settings{Prefix: "roost"}}
 	topicSlot := c.Slot(r.topic("app-1", "presence-room.1"))
 	for _, k := range []string{
 		r.presenceKey("app-1", "presence-room.1"), r.cacheKey("app-1", "presence-room.1"),
@@ -240,7 +240,7 @@ func TestReshardLosesNoSubscription(t *testing.T) {
 			ctx := context.Background()
 			f.a.presence.Join(ctx, "app", "presence-moving", hub.Member{ID: "u1"}, 0)
 			f.canary.start(t)
-			topic := f.a.topic("app", "moving")
+			topic := f.a.r.topic("app", "moving")
 			from := c.Primary(topic)
 			to := c.Primaries[0]
 			if to == from {
@@ -299,7 +299,7 @@ func TestClusterFailoverLosesNoSubscription(t *testing.T) {
 			f.b.presence.Join(ctx, "app", "presence-failing", hub.Member{ID: "u2"}, 0)
 			f.a.counts.Subscribed("app", "presence-failing", 1)
 			f.canary.start(t)
-			primary := c.Primary(f.a.topic("app", "failing"))
+			primary := c.Primary(f.a.r.topic("app", "failing"))
 			began := time.Now()
 			fc.do(t, c, primary)
 			c.WaitOK()
@@ -343,7 +343,7 @@ func TestSentinelFailoverLosesNoSubscription(t *testing.T) {
 			// Sentinel turns the old primary into a replica, and so cuts its
 			// subscribers off, only when it next looks (10 s); the node must
 			// not wait for that.
-			topic := f.b.topic("app", "failing")
+			topic := f.b.r.topic("app", "failing")
 			testutil.Eventually(t, 5*checkEvery, "node B subscribed on the new primary", func() bool {
 				out, _ := s.Replica.Cli("PUBSUB", "NUMSUB", topic)
 				return strings.HasSuffix(strings.TrimSpace(out), "\n1")

@@ -49,7 +49,7 @@ func onFaultBackends(t *testing.T, f func(t *testing.T, redis testutil.RedisServ
 
 // faultNodes starts n nodes on a private Redis with heartbeat TTL ttl;
 // the second one reaches it through late, if not nil.
-func faultNodes(t *testing.T, n int, ttl time.Duration, late *gatedProxy) (*testutil.Redis, []*Redis, []*counter) {
+func faultNodes(t *testing.T, n int, ttl time.Duration, late *gatedProxy) (*testutil.Redis, []*node, []*counter) {
 	redis := testutil.StartRedis(t)
 	rs, counters := nodesOn(t, redis, n, ttl, late)
 	return redis, rs, counters
@@ -57,8 +57,8 @@ func faultNodes(t *testing.T, n int, ttl time.Duration, late *gatedProxy) (*test
 
 // nodesOn starts n nodes on target with heartbeat TTL ttl; the second one
 // reaches it through late, if not nil.
-func nodesOn(t *testing.T, target testutil.RedisServer, n int, ttl time.Duration, late *gatedProxy) ([]*Redis, []*counter) {
-	rs, counters := make([]*Redis, n), make([]*counter, n)
+func nodesOn(t *testing.T, target testutil.RedisServer, n int, ttl time.Duration, late *gatedProxy) ([]*node, []*counter) {
+	rs, counters := make([]*node, n), make([]*counter, n)
 	for i := range rs {
 		counters[i] = &counter{}
 		url := target.URL()
@@ -66,10 +66,7 @@ func nodesOn(t *testing.T, target testutil.RedisServer, n int, ttl time.Duration
 			late.forwardTo(url)
 			url = late.url()
 		}
-		r, err := New(Config{URL: url, Settings: cluster.Settings{Node: uint64(i + 1), Apps: []string{"app"}, Deliver: counters[i].deliver, NodeTTL: ttl}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := start(t, url, cluster.Settings{Node: uint64(i + 1), Apps: []string{"app"}, Deliver: counters[i].deliver, NodeTTL: ttl})
 		t.Cleanup(func() { r.Close() })
 		rs[i] = r
 	}
@@ -77,7 +74,7 @@ func nodesOn(t *testing.T, target testutil.RedisServer, n int, ttl time.Duration
 }
 
 // subscribed subscribes r to channel and waits until Redis confirms it.
-func subscribed(t *testing.T, r *Redis, channel string) {
+func subscribed(t *testing.T, r *node, channel string) {
 	ready := make(chan struct{})
 	r.Subscribe("app", channel, func() { close(ready) })
 	select {
@@ -119,12 +116,12 @@ func TestReadySoonAfterRedis(t *testing.T) {
 		rs, _ := nodesOn(t, redis, 1, 3*time.Minute, nil)
 		redis.Kill()
 		testutil.Eventually(t, redisWait, "the node degraded", func() bool {
-			rs[0].link.Suspect()
+			rs[0].Link().Suspect()
 			return rs[0].Ready() != nil
 		})
 		redis.Start()
 		back := time.Now()
-		testutil.Eventually(t, 10*probeEvery, "the node ready again", func() bool { return rs[0].Ready() == nil })
+		testutil.Eventually(t, 10*cluster.ProbeEvery, "the node ready again", func() bool { return rs[0].Ready() == nil })
 		t.Logf("ready %v after Redis answered again", time.Since(back).Round(time.Millisecond))
 	})
 }
@@ -137,7 +134,7 @@ func TestSlowReplyIsNotAnOutage(t *testing.T) {
 		rs, _ := nodesOn(t, server, 1, 0, nil)
 		redis, ok := server.(*testutil.Redis)
 		if c, isCluster := server.(*testutil.RedisCluster); isCluster {
-			redis, ok = c.Primary(rs[0].presenceKey("app", "presence-x")), true
+			redis, ok = c.Primary(rs[0].r.presenceKey("app", "presence-x")), true
 		}
 		if !ok {
 			t.Fatalf("no server to make sleep in %T", server)
@@ -187,9 +184,7 @@ func TestNoReapAfterOwnOutage(t *testing.T) {
 	testutil.Eventually(t, redisWait, "every node ready", func() bool { return allReady(rs) == len(rs) })
 	noneRemoved(t, counters, "u0", "u1", "u2")
 	dead := rs[2]
-	dead.cancel() // dies without a goodbye: its heartbeat just expires
-	dead.topics.close()
-	dead.wg.Wait()
+	dead.Halt() // dies without a goodbye: its heartbeat just expires
 	gone := `pusher_internal:member_removed {"user_id":"u2"}`
 	testutil.Eventually(t, redisWait, "the dead node's member removed", func() bool {
 		return counters[0].count(gone) > 0 && counters[1].count(gone) > 0
@@ -296,7 +291,7 @@ func (p *gatedProxy) open() {
 }
 
 // allReady returns how many of rs are ready.
-func allReady(rs []*Redis) int {
+func allReady(rs []*node) int {
 	n := 0
 	for _, r := range rs {
 		if r.Ready() == nil {

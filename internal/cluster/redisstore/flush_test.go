@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/roostproject/roost/internal/cluster"
 	"github.com/roostproject/roost/internal/cluster/clustertest"
 	"github.com/roostproject/roost/internal/testutil"
 )
@@ -17,7 +18,7 @@ import (
 func TestFlushBesideResyncWritesOnce(t *testing.T) {
 	const rounds = 200
 	obs := &clustertest.Occupancy{}
-	rs, _ := nodesWith(t, testutil.MachineRedisURL, 1, 0, func(_ int, c *Config) { c.Observer = obs })
+	rs, _ := nodesWith(t, testutil.MachineRedisURL, 1, 0, func(_ int, c *cluster.Settings) { c.Observer = obs })
 	r := rs[0]
 	ctx := context.Background()
 	for i := range rounds {

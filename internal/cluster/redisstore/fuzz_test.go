@@ -23,7 +23,7 @@ func FuzzReceive(f *testing.F) {
 	} {
 		for _, node := range []string{"1", "2"} {
 			for _, seq := range []uint64{0, uint64(i + 1), 1 << 63} {
-				b, _ := json.Marshal(envelope{Node: node, Seq: seq, Msg: m})
+				b, _ := json.Marshal(cluster.Envelope{Node: node, Seq: seq, Msg: m})
 				f.Add(string(b))
 			}
 		}
@@ -31,12 +31,15 @@ func FuzzReceive(f *testing.F) {
 	f.Add(`{"n":"2","m":null}`)
 	f.Add(`{"n":"2","s":-1,"m":{"a":"app","c":"x","e":"e","d":""}}`)
 	f.Add(`not json`)
+	var got []*hub.Message
+	n := start(f, unreachableURL(f), cluster.Settings{Node: 1, Deliver: func(m *hub.Message) { got = append(got, m) }})
+	f.Cleanup(func() { n.Close() })
+	r := n.r
 	f.Fuzz(func(t *testing.T, payload string) {
-		var got []*hub.Message
-		r := &Redis{node: "1", cfg: Config{Settings: cluster.Settings{Deliver: func(m *hub.Message) { got = append(got, m) }}}}
+		got, r.seen = nil, seen{}
 		r.receive(&redis.Message{Payload: payload})
 		r.receive(&redis.Message{Payload: payload})
-		var e envelope
+		var e cluster.Envelope
 		if json.Unmarshal([]byte(payload), &e) != nil || e.Msg == nil || e.Node == "1" {
 			if len(got) != 0 {
 				t.Fatalf("delivered %+v from payload %q", got, payload)

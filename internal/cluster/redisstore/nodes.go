@@ -2,101 +2,116 @@ package redisstore
 
 import (
 	"context"
-	"strings"
+	"errors"
 	"time"
 
-	"github.com/roostproject/roost/internal/hub"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/roostproject/roost/internal/cluster"
 )
 
-// flushEvery is how often subscription-count changes are written to Redis.
-const flushEvery = 100 * time.Millisecond
+// The node records: a heartbeat key per node (its epoch, with NodeTTL),
+// the set of listed nodes, a reap lock per dead node and each node's list
+// of presence channels. The set and the lists expire too, RecordTTL after
+// the last heartbeat that refreshes them: a cluster that stops whole
+// leaves no node record behind for good.
 
-// reconcileEvery is how often, after an outage, the node checks what its
-// presence subscribers have been told against the store.
-const reconcileEvery = time.Second
-
-// tickLoop flushes counts, and after an outage writes the counts again and
-// runs the reconciliation rounds and the departures it deferred.
-func (r *Redis) tickLoop() {
-	flush := time.NewTicker(flushEvery)
-	defer flush.Stop()
-	var lastRound time.Time
-	for {
-		select {
-		case <-r.ctx.Done():
-			return
-		case <-flush.C:
-		}
-		if r.counts.Dirty.Load() && r.link.Healthy.Load() {
-			r.counts.resync()
-		}
-		r.counts.flush()
-		if now := time.Now(); now.UnixNano() < r.until.Load() && now.Sub(lastRound) >= reconcileEvery {
-			lastRound = now
-			r.reconcileRound()
-		}
-		if r.settled(r.period()) {
-			r.announceDepartures()
-		}
+// Beat implements cluster.Heartbeats.
+func (r *Redis) Beat(ctx context.Context, epoch string) (missing bool, err error) {
+	_, err = r.rdb.SetArgs(ctx, r.nodeKey("node", r.node), epoch, redis.SetArgs{TTL: r.cfg.NodeTTL, Get: true}).Result()
+	missing = errors.Is(err, redis.Nil)
+	if err != nil && !missing {
+		return false, err
 	}
+	_, err = r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.SAdd(ctx, r.nodeKey("nodes"), r.node)
+		p.Expire(ctx, r.nodeKey("nodes"), cluster.RecordTTL)
+		p.Expire(ctx, r.nodeKey("node-presence", r.node), cluster.RecordTTL)
+		return nil
+	})
+	return missing, err
 }
 
-// reconcileSoon has the node check what its presence subscribers were told
-// for the next rounds, and on until it may announce departures.
-func (r *Redis) reconcileSoon() {
-	until := time.Now().Add(2 * reconcileEvery).UnixNano()
-	if rec := r.link.Recovered.Load(); rec > 0 {
-		until = max(until, time.Unix(0, rec).Add(r.period()+2*reconcileEvery).UnixNano())
+// Leave implements cluster.Heartbeats.
+func (r *Redis) Leave(ctx context.Context) { r.rdb.Del(ctx, r.nodeKey("node", r.node)) }
+
+// Nodes implements cluster.Heartbeats.
+func (r *Redis) Nodes(ctx context.Context) (alive map[string]string, listed []string, err error) {
+	if err = r.call(ctx, func(ctx context.Context) (err error) {
+		listed, err = r.rdb.SMembers(ctx, r.nodeKey("nodes")).Result()
+		return err
+	}); err != nil || len(listed) == 0 {
+		return nil, nil, err
 	}
-	for {
-		old := r.until.Load()
-		if old >= until || r.until.CompareAndSwap(old, until) {
-			return
+	keys := make([]string, len(listed))
+	for i, n := range listed {
+		keys[i] = r.nodeKey("node", n)
+	}
+	var epochs []any
+	if err = r.call(ctx, func(ctx context.Context) (err error) {
+		epochs, err = r.rdb.MGet(ctx, keys...).Result()
+		return err
+	}); err != nil {
+		return nil, nil, err
+	}
+	alive = make(map[string]string, len(listed))
+	for i, n := range listed {
+		if epoch, ok := epochs[i].(string); ok {
+			alive[n] = epoch
 		}
 	}
+	return alive, listed, nil
 }
 
-// reconcileRound checks once; departures only once settled (see package linkstate).
-func (r *Redis) reconcileRound() {
-	if r.cfg.Reconcile == nil || !r.link.Healthy.Load() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.ctx, r.period())
-	defer cancel()
-	r.cfg.Reconcile(ctx, r.settled(r.period()))
+// Lock implements cluster.Heartbeats.
+func (r *Redis) Lock(ctx context.Context, node string, ttl time.Duration) bool {
+	var got bool
+	err := r.call(ctx, func(ctx context.Context) (err error) {
+		got, err = r.rdb.SetNX(ctx, r.nodeKey("reap", node), r.node, ttl).Result()
+		return err
+	})
+	return err == nil && got
 }
 
-func (r *Redis) reapIfDead(node string) {
-	ctx, cancel := context.WithTimeout(r.ctx, r.period())
-	defer cancel()
+// Alive implements cluster.Heartbeats.
+func (r *Redis) Alive(ctx context.Context, node string) (bool, error) {
+	var n int64
+	err := r.call(ctx, func(ctx context.Context) (err error) {
+		n, err = r.rdb.Exists(ctx, r.nodeKey("node", node)).Result()
+		return err
+	})
+	return n > 0, err
+}
+
+// Forget implements cluster.Heartbeats.
+func (r *Redis) Forget(ctx context.Context, node string, reaped bool) {
 	r.call(ctx, func(ctx context.Context) error {
-		alive, err := r.rdb.Exists(ctx, r.nodeKey("node", node)).Result()
-		if err != nil || alive > 0 {
-			return err
-		}
-		got, err := r.rdb.SetNX(ctx, r.nodeKey("reap", node), r.node, time.Minute).Result()
-		if err != nil || !got {
-			return err
-		}
-		r.log.Warn("node stopped heartbeating; removing its members", "node", node)
-		if err := r.reap(ctx, node); err != nil {
-			return err
-		}
-		return r.rdb.SRem(ctx, r.nodeKey("nodes"), node).Err()
+		_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			if reaped {
+				p.SRem(ctx, r.nodeKey("nodes"), node)
+			}
+			p.Del(ctx, r.nodeKey("reap", node))
+			return nil
+		})
+		return err
 	})
 }
 
-// reap removes a dead node's shares, announcing members and users that
-// vanish with it. Counts go first: a client told member_removed then finds
-// the counts without the dead node's subscriptions.
-func (r *Redis) reap(ctx context.Context, node string) error {
+// Reap implements cluster.Heartbeats: counts first, then presence (through
+// the node's list of its presence channels), then users.
+func (r *Redis) Reap(ctx context.Context, node string) (gone cluster.Reaped, err error) {
+	err = r.call(ctx, func(ctx context.Context) error { return r.reap(ctx, node, &gone) })
+	return gone, err
+}
+
+func (r *Redis) reap(ctx context.Context, node string, gone *cluster.Reaped) error {
 	for _, app := range r.cfg.Apps {
 		vacated, err := reapScript.Run(ctx, r.rdb, []string{r.channelsKey(app)}, node).StringSlice()
 		if err != nil {
 			return err
 		}
 		for _, channel := range vacated {
-			r.cfg.Observer.ChannelVacated(app, channel)
+			gone.Vacated = append(gone.Vacated, cluster.Key{App: app, Name: channel})
 		}
 	}
 	chans, err := r.rdb.SMembers(ctx, r.nodeKey("node-presence", node)).Result()
@@ -104,20 +119,19 @@ func (r *Redis) reap(ctx context.Context, node string) error {
 		return err
 	}
 	for _, ac := range chans {
-		app, channel, _ := strings.Cut(ac, ":")
-		gone, err := reapScript.Run(ctx, r.rdb, []string{r.presenceKey(app, channel)}, node).StringSlice()
+		k := pairKey(ac)
+		users, err := reapScript.Run(ctx, r.rdb, []string{r.presenceKey(k.App, k.Name)}, node).StringSlice()
 		if err != nil {
 			return err
 		}
-		for _, u := range gone {
-			r.Publish(hub.MemberRemoved(app, channel, u))
-			r.cfg.Observer.MemberRemoved(app, channel, u)
+		for _, u := range users {
+			gone.Removed = append(gone.Removed, cluster.Departure{App: k.App, Channel: k.Name, User: u})
 		}
 	}
 	for _, app := range r.cfg.Apps {
-		gone, err := reapScript.Run(ctx, r.rdb, []string{r.usersKey(app)}, node).StringSlice()
-		for _, u := range gone {
-			r.Publish(hub.Watchlist(app, u, false))
+		users, err := reapScript.Run(ctx, r.rdb, []string{r.usersKey(app)}, node).StringSlice()
+		for _, u := range users {
+			gone.Offline = append(gone.Offline, cluster.Key{App: app, Name: u})
 		}
 		if err != nil {
 			return err

@@ -3,22 +3,18 @@ package redisstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/roostproject/roost/internal/cluster"
-	"github.com/roostproject/roost/internal/hub"
 )
 
-// Presence joins and leaves and user sign-ins and sign-outs change this
-// node's own share (presence.local, users.local) and Redis's copy of it
-// together. They go through one queue, served by opsLoop in order and in
-// pipelined batches, and so does the resync that writes every share again:
-// what a resync writes is exactly the share after the changes before it,
-// and a change after it is applied on top, without any lock held across a
-// call to Redis.
+// Presence and user changes go to Redis through one queue, served by
+// opsLoop in pipelined batches, so that many changes at once cost one
+// round trip. The node orders the changes of one key (cluster.Node.apply).
 
 // The states of an op: the caller may give up on a queued op (its
 // deadline passed), and then opsLoop skips it.
@@ -30,43 +26,15 @@ const (
 
 // op is one change queued for opsLoop.
 type op struct {
-	ctx   context.Context
-	state atomic.Int32
-	done  chan result
-
-	cluster.Change              // a presence or user change, unless resync is set
-	script         *redis.Cmd   // the change, once queued on a pipeline
-	resync         func() error // the whole rewrite, instead of a change
-}
-
-// result is what an op reports: first or last, or an error.
-type result struct {
-	yes bool
-	err error
+	ctx    context.Context
+	state  atomic.Int32
+	done   chan error
+	c      *cluster.Change
+	script *redis.Cmd // the change, once queued on a pipeline
 }
 
 // errOverloaded refuses a change when opsLoop has a full queue.
 var errOverloaded = errors.New("too many changes wait for redis")
-
-// submit queues o and waits for its result, or until o.ctx ends.
-func (r *Redis) submit(o *op) (bool, error) {
-	o.done = make(chan result, 1)
-	select {
-	case r.ops <- o:
-	default:
-		return false, errOverloaded
-	}
-	select {
-	case res := <-o.done:
-		return res.yes, res.err
-	case <-o.ctx.Done():
-		if o.state.CompareAndSwap(queued, abandoned) {
-			return false, o.ctx.Err()
-		}
-		res := <-o.done // under way, bounded by o.ctx too
-		return res.yes, res.err
-	}
-}
 
 // maxBatch is how many changes opsLoop sends in one pipeline, and
 // maxQueuedOps how many may wait for it.
@@ -74,6 +42,29 @@ const (
 	maxBatch     = 256
 	maxQueuedOps = 4096
 )
+
+// Change implements cluster.Shares: it queues the change and waits for
+// Redis's answer, or until ctx ends.
+func (r *Redis) Change(ctx context.Context, c *cluster.Change) (before, after int, full bool, err error) {
+	o := &op{ctx: ctx, c: c, done: make(chan error, 1)}
+	select {
+	case r.ops <- o:
+	default:
+		return 0, 0, false, errOverloaded
+	}
+	select {
+	case err = <-o.done:
+	case <-ctx.Done():
+		if o.state.CompareAndSwap(queued, abandoned) {
+			return 0, 0, false, ctx.Err()
+		}
+		err = <-o.done // under way, bounded by ctx too
+	}
+	if err != nil {
+		return 0, 0, false, err
+	}
+	return totals(o.script)
+}
 
 // opsLoop applies queued changes in order.
 func (r *Redis) opsLoop() {
@@ -92,64 +83,38 @@ func (r *Redis) opsLoop() {
 	}
 }
 
-// runOps applies a batch: each resync on its own, the changes between them
-// in one pipeline.
+// runOps sends a batch in one pipeline and answers each op: a failure to
+// reach Redis, or no answer in time, is every op's; an error reply is the
+// script's own.
 func (r *Redis) runOps(batch []*op) {
-	var changes []*op
+	ops := batch[:0:0]
 	for _, o := range batch {
-		if !o.state.CompareAndSwap(queued, taken) {
-			continue
+		if o.state.CompareAndSwap(queued, taken) {
+			ops = append(ops, o)
 		}
-		if o.resync != nil {
-			r.applyChanges(changes)
-			changes = changes[:0]
-			o.done <- result{err: o.resync()}
-			continue
-		}
-		changes = append(changes, o)
 	}
-	r.applyChanges(changes)
-}
-
-// applyChanges changes the local shares, then Redis's copies, and answers
-// each op: with Redis's answer, or the local one while Redis is away.
-func (r *Redis) applyChanges(ops []*op) {
-	var remote []*op
-	for _, o := range ops {
-		if err := o.ApplyLocal(r.presence.local, r.users.local); err != nil {
-			o.done <- result{err: err}
-			continue
-		}
-		remote = append(remote, o)
-	}
-	if len(remote) == 0 {
+	if len(ops) == 0 {
 		return
 	}
-	if !r.link.Healthy.Load() {
-		r.link.Dirty.Store(true)
-		for _, o := range remote {
-			o.done <- result{yes: o.LocalAnswer(&r.deferred)}
-		}
-		return
-	}
-	ctx, cancel := context.WithDeadline(r.ctx, earliest(remote))
+	ctx, cancel := context.WithDeadline(r.ctx, earliest(ops))
 	defer cancel()
 	_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for _, o := range remote {
+		for _, o := range ops {
 			r.queueRemote(ctx, p, o)
 		}
 		return nil
 	})
 	if err != nil && !isReply(err) {
-		r.remoteFailed(remote, err)
-		return
+		err = r.failed(err)
+	} else {
+		err = nil
 	}
-	for _, o := range remote {
-		o.done <- r.answer(o)
+	for _, o := range ops {
+		o.done <- err
 	}
 }
 
-// earliest returns the earliest deadline of ops, at most SlowReply away.
+// earliest returns the earliest deadline of ops, at most a minute away.
 func earliest(ops []*op) time.Time {
 	var t time.Time
 	for _, o := range ops {
@@ -169,57 +134,35 @@ func isReply(err error) bool {
 	return errors.As(err, &reply)
 }
 
-// remoteFailed answers ops Redis did not answer. Whether it carried them
-// out is unknown, so the node will write its shares again. If Redis is
-// unreachable, the local answers stand; if it is only slow, a join or a
-// sign-in is taken back and fails, and a leave or a sign-out (whose
-// connection is gone) stands without an announcement.
-func (r *Redis) remoteFailed(ops []*op, err error) {
-	r.link.Dirty.Store(true)
-	unreachable := errors.Is(r.failed(err), errDown)
-	for _, o := range ops {
-		switch {
-		case unreachable:
-			o.done <- result{yes: o.LocalAnswer(&r.deferred)}
-		case o.Adds():
-			o.Undo()
-			o.done <- result{err: err}
-		default:
-			o.done <- result{}
-		}
-	}
-}
-
-// queueRemote queues o's change to Redis's copy on p.
+// queueRemote queues o's change to Redis's copy on p. A join lists the
+// channel among the node's presence channels, for a reaper to find.
 func (r *Redis) queueRemote(ctx context.Context, p redis.Pipeliner, o *op) {
-	key, info, max := r.usersKey(o.App), "", 0
-	switch o.Kind {
+	c := o.c
+	key, info, max := r.usersKey(c.App), "", 0
+	switch c.Kind {
 	case cluster.Join:
-		p.SAdd(ctx, r.nodeKey("node-presence", r.node), o.App+":"+o.Channel)
-		key, info, max = r.presenceKey(o.App, o.Channel), o.Member.Info, o.Max
+		list := r.nodeKey("node-presence", r.node)
+		p.SAdd(ctx, list, c.App+":"+c.Channel)
+		p.Expire(ctx, list, cluster.RecordTTL)
+		key, info, max = r.presenceKey(c.App, c.Channel), c.Member.Info, c.Max
 	case cluster.Leave:
-		key = r.presenceKey(o.App, o.Channel)
+		key = r.presenceKey(c.App, c.Channel)
 	}
-	o.script = addScript.Eval(ctx, p, []string{key}, o.Member.ID, r.node, o.Delta(), info, max)
+	o.script = addScript.Eval(ctx, p, []string{key}, c.Member.ID, r.node, c.Delta(), info, max)
 }
 
-// answer reads Redis's answer to o: whether the user's total across the
-// cluster left zero (join, sign-in) or reached it (leave, sign-out). A
-// departure is deferred while the node is not settled: another node may
-// not have written its share of the user again yet.
-func (r *Redis) answer(o *op) result {
-	before, after, full, err := totals(o.script)
-	switch {
-	case err != nil:
-		r.link.Dirty.Store(true)
-		if o.Undo != nil {
-			o.Undo()
-			return result{err: err}
-		}
-		return result{}
-	case full:
-		o.Undo()
-		return result{err: hub.ErrChannelFull}
+// totals reads addScript's answer: the entry's totals before and after the
+// change, or full when a new entry would exceed the maximum.
+func totals(cmd *redis.Cmd) (before, after int, full bool, err error) {
+	res, err := cmd.Result()
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("redis: %w", err)
 	}
-	return result{yes: o.Answer(before, after, r.settled(r.period()), &r.deferred)}
+	t, ok := res.([]any)
+	if !ok || len(t) != 2 {
+		return 0, 0, true, nil
+	}
+	b, _ := t[0].(int64)
+	a, _ := t[1].(int64)
+	return int(b), int(a), false, nil
 }

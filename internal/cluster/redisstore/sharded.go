@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/roostproject/roost/internal/cluster"
 )
 
 // shardedTopics subscribes each topic as a sharded channel (SSUBSCRIBE) on
@@ -137,7 +139,7 @@ func (s *shardedTopics) attach(topic string, primary *redis.Client) (sh, old *sh
 	if sh = s.shards[addr]; sh == nil {
 		sh = &shard{addr: addr, ps: primary.SSubscribe(s.r.ctx)}
 		s.shards[addr] = sh
-		s.r.start(func() { s.receive(sh) })
+		s.r.n.Go(func() { s.receive(sh) })
 	}
 	old = s.placed[topic]
 	s.placed[topic] = sh
@@ -226,13 +228,11 @@ func (s *shardedTopics) lost(sh *shard, err error) {
 		return // a connection that never served: its primary is being tried
 	}
 	s.r.log.Warn("redis cluster primary unreachable: subscribing its channels again", "addr", sh.addr, "channels", n, "err", err)
-	s.r.link.Dirty.Store(true)
-	s.r.counts.Dirty.Store(true)
-	s.r.link.Suspect()
+	s.r.n.Rewrite()
 }
 
 // run places the topics that wait every routeEvery, and checks every
-// topic's primary once a heartbeat period, or every probeEvery while the
+// topic's primary once a heartbeat period, or every cluster.ProbeEvery while the
 // routing is known to have changed.
 func (s *shardedTopics) run() {
 	t := time.NewTicker(routeEvery)
@@ -245,7 +245,7 @@ func (s *shardedTopics) run() {
 		case <-t.C:
 		}
 		since := time.Since(last)
-		all := since >= s.r.period() || since >= probeEvery && s.stale.Swap(false)
+		all := since >= s.r.n.Period() || since >= cluster.ProbeEvery && s.stale.Swap(false)
 		if all {
 			last = time.Now()
 			s.cc.ReloadState(s.r.ctx) // for the next round: this one reads the view it has

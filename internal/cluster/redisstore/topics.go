@@ -91,15 +91,15 @@ func (p *plainTopics) current() *redis.PubSub {
 // an outage (see package linkstate); one replaced by resubscribe is not.
 func (p *plainTopics) run() {
 	r := p.r
-	r.start(p.watch)
+	r.n.Go(p.watch)
 	for r.ctx.Err() == nil {
 		ps := p.current()
 		in, err := ps.Receive(r.ctx)
 		switch {
 		case err != nil && (r.ctx.Err() != nil || ps != p.current()):
 		case err != nil:
-			r.down(err)
-			cluster.Sleep(r.ctx, probeEvery)
+			r.n.Down(err)
+			cluster.Sleep(r.ctx, cluster.ProbeEvery)
 		default:
 			if sub, ok := in.(*redis.Subscription); ok && sub.Channel == p.self {
 				p.confirmed.Store(sub.Kind == "subscribe")

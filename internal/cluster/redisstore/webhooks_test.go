@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roostproject/roost/internal/cluster"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/testutil"
 	"github.com/roostproject/roost/internal/webhook"
@@ -44,9 +45,9 @@ func (f *facts) MemberRemoved(app, channel, user string) {
 }
 
 // observed starts n nodes whose observers write to one journal.
-func observed(t *testing.T, url string, n int, ttl time.Duration) ([]*Redis, func() []string) {
+func observed(t *testing.T, url string, n int, ttl time.Duration) ([]*node, func() []string) {
 	j := &journal{}
-	rs, _ := nodesWith(t, url, n, ttl, func(i int, c *Config) { c.Observer = &facts{node: i, j: j} })
+	rs, _ := nodesWith(t, url, n, ttl, func(i int, c *cluster.Settings) { c.Observer = &facts{node: i, j: j} })
 	return rs, j.read
 }
 
@@ -103,11 +104,9 @@ func TestDeadNodeTransitionsReportedOnce(t *testing.T) {
 		rs[0].counts.flush()
 		dead.counts.flush()
 		dead.presence.Join(t.Context(), "app", "presence-z", hub.Member{ID: "ghost"}, 100)
-		dead.cancel() // no goodbye: the heartbeat just expires
-		dead.topics.close()
-		dead.wg.Wait()
+		dead.Halt() // no goodbye: the heartbeat just expires
 		testutil.Eventually(t, redisWait, "the dead node reaped", func() bool {
-			gone, _ := rs[0].rdb.SIsMember(t.Context(), rs[0].nodeKey("nodes"), dead.node).Result()
+			gone, _ := rs[0].r.rdb.SIsMember(t.Context(), rs[0].r.nodeKey("nodes"), dead.r.node).Result()
 			return !gone && len(log()) >= 4
 		})
 		got := log()
@@ -128,7 +127,7 @@ func TestPendingIsSharedAndTokened(t *testing.T) {
 		rs, _ := nodes(t, url, 2, 0)
 		a, b := rs[0].WebhookPending(), rs[1].WebhookPending()
 		const key = "vacated:app:c"
-		apply := func(p *Pending, ops ...webhook.Op) []bool {
+		apply := func(p *cluster.Pending, ops ...webhook.Op) []bool {
 			p.Apply(ops)
 			found := make([]bool, len(ops))
 			for i := range ops {

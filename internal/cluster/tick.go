@@ -1,4 +1,4 @@
-package natsstore
+package cluster
 
 import (
 	"context"
@@ -32,7 +32,7 @@ func (n *Node) tickLoop() {
 			lastRound = now
 			n.reconcileRound()
 		}
-		if n.settled(n.period()) {
+		if n.settled(n.Period()) {
 			n.announceDepartures()
 		}
 	}
@@ -43,7 +43,7 @@ func (n *Node) tickLoop() {
 func (n *Node) reconcileSoon() {
 	until := time.Now().Add(2 * reconcileEvery).UnixNano()
 	if rec := n.link.Recovered.Load(); rec > 0 {
-		until = max(until, time.Unix(0, rec).Add(n.period()+2*reconcileEvery).UnixNano())
+		until = max(until, time.Unix(0, rec).Add(n.Period()+2*reconcileEvery).UnixNano())
 	}
 	for {
 		old := n.until.Load()
@@ -53,12 +53,27 @@ func (n *Node) reconcileSoon() {
 	}
 }
 
-// reconcileRound checks once; departures only once settled (see package linkstate).
+// reconcileRound checks once; departures only once settled (see link.go).
 func (n *Node) reconcileRound() {
 	if n.cfg.Reconcile == nil || !n.link.Healthy.Load() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(n.ctx, n.period())
+	ctx, cancel := context.WithTimeout(n.ctx, n.Period())
 	defer cancel()
-	n.cfg.Reconcile(ctx, n.settled(n.period()))
+	n.cfg.Reconcile(ctx, n.settled(n.Period()))
+}
+
+// announceDepartures announces the departures the node deferred (see
+// departures.go) that the store confirms.
+func (n *Node) announceDepartures() {
+	n.deferred.Announce(n.ctx, n.Period(), Announcer{
+		Member: func(ctx context.Context, g Departure) (bool, error) {
+			if !n.link.Healthy.Load() {
+				return false, ErrDown
+			}
+			return n.store.IsMember(ctx, g.App, g.Channel, g.User)
+		},
+		Publish:  n.Publish,
+		Observer: n.cfg.Observer,
+	})
 }
