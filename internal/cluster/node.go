@@ -174,3 +174,19 @@ func (n *Node) Halt() {
 // SyncCounts writes this node's every count outright now, as it does
 // after an outage, and reports the transitions.
 func (n *Node) SyncCounts() { n.counts.resync() }
+
+// Every calls f every d on a goroutine of the node's, until it closes.
+func (n *Node) Every(d time.Duration, f func()) {
+	n.Go(func() {
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-n.ctx.Done():
+				return
+			case <-t.C:
+				f()
+			}
+		}
+	})
+}

@@ -146,31 +146,27 @@ func (n *NATS) Reap(ctx context.Context, node string) (gone cluster.Reaped, err 
 	if err != nil {
 		return gone, err
 	}
-	vacated, err := setShares(ctx, b.counts, node, nil)
-	for _, v := range vacated {
-		if app, channel, ok := splitKey(v.key); ok {
-			gone.Vacated = append(gone.Vacated, cluster.Key{App: app, Name: channel})
+	for _, part := range []struct {
+		kv  jetstream.KeyValue
+		add func(app, name, field string)
+	}{
+		{b.counts, func(a, c, _ string) { gone.Vacated = append(gone.Vacated, cluster.Key{App: a, Name: c}) }},
+		{b.presence, func(a, c, u string) {
+			gone.Removed = append(gone.Removed, cluster.Departure{App: a, Channel: c, User: u})
+		}},
+		{b.users, func(a, u, _ string) { gone.Offline = append(gone.Offline, cluster.Key{App: a, Name: u}) }},
+	} {
+		moved, err := setShares(ctx, part.kv, node, nil)
+		for _, m := range moved {
+			if app, name, ok := splitKey(m.key); ok {
+				part.add(app, name, m.field)
+			}
+		}
+		if err != nil {
+			return gone, err
 		}
 	}
-	if err != nil {
-		return gone, err
-	}
-	removed, err := setShares(ctx, b.presence, node, nil)
-	for _, g := range removed {
-		if app, channel, ok := splitKey(g.key); ok {
-			gone.Removed = append(gone.Removed, cluster.Departure{App: app, Channel: channel, User: g.field})
-		}
-	}
-	if err != nil {
-		return gone, err
-	}
-	offline, err := setShares(ctx, b.users, node, nil)
-	for _, o := range offline {
-		if app, user, ok := splitKey(o.key); ok {
-			gone.Offline = append(gone.Offline, cluster.Key{App: app, Name: user})
-		}
-	}
-	return gone, err
+	return gone, nil
 }
 
 // key joins two names into a key of two tokens.

@@ -46,7 +46,7 @@ func open(url string, s cluster.Settings) (*NATS, error) {
 	n := &NATS{in: make(chan *nats.Msg, s.Outbox), subs: make(map[string]*nats.Subscription), parallel: flushParallel}
 	nc, err := nats.Connect(url, n.options(s)...)
 	if err != nil {
-		return nil, fmt.Errorf("natscluster: nats url: %w", err)
+		return nil, fmt.Errorf("natsstore: nats url: %w", err)
 	}
 	n.nc = nc
 	if err = n.acks.listen(nc); err == nil {
@@ -54,7 +54,7 @@ func open(url string, s cluster.Settings) (*NATS, error) {
 	}
 	if err != nil {
 		nc.Close()
-		return nil, fmt.Errorf("natscluster: jetstream: %w", err)
+		return nil, fmt.Errorf("natsstore: jetstream: %w", err)
 	}
 	return n, nil
 }
@@ -99,7 +99,7 @@ func (n *NATS) Start(h *cluster.Node) {
 	n.link = h.Link()
 	n.host.Store(h)
 	h.Go(n.receiveLoop)
-	h.Go(n.purgeLoop)
+	h.Every(purgeEvery, n.purgeTombstones)
 }
 
 // Close implements cluster.Store.

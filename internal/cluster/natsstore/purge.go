@@ -27,7 +27,7 @@ func Kept(ctx context.Context, url, prefix string) ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("natscluster: buckets of %s: %w", prefix, err)
+		return nil, fmt.Errorf("natsstore: buckets of %s: %w", prefix, err)
 	}
 	return kept, nil
 }
@@ -45,7 +45,7 @@ func Purge(ctx context.Context, url, prefix string) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("natscluster: purge %s: %w", prefix, err)
+		return fmt.Errorf("natsstore: purge %s: %w", prefix, err)
 	}
 	return nil
 }

@@ -22,20 +22,6 @@ const purgeEvery = 10 * time.Minute
 // tombstoneAge is how old a delete marker must be before it is removed.
 const tombstoneAge = 30 * time.Minute
 
-// purgeLoop removes old delete markers every purgeEvery.
-func (n *NATS) purgeLoop() {
-	t := time.NewTicker(purgeEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-n.ctx.Done():
-			return
-		case <-t.C:
-			n.purgeTombstones()
-		}
-	}
-}
-
 // purgeTombstones removes the old delete markers of the buckets whose keys
 // come and go.
 func (n *NATS) purgeTombstones() {

@@ -26,11 +26,7 @@ func (r *Redis) Post(ctx context.Context, node string, v []byte) error {
 
 // Entries implements cluster.Board.
 func (r *Redis) Entries(ctx context.Context) (map[string][]byte, error) {
-	var all map[string]string
-	err := r.call(ctx, func(ctx context.Context) (err error) {
-		all, err = r.rdb.HGetAll(ctx, r.boardKey()).Result()
-		return err
-	})
+	all, err := get(r, ctx, func(ctx context.Context) (map[string]string, error) { return r.rdb.HGetAll(ctx, r.boardKey()).Result() })
 	out := make(map[string][]byte, len(all))
 	for k, v := range all {
 		out[k] = []byte(v)

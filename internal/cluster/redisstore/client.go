@@ -19,7 +19,7 @@ import (
 // redirections (the command did not run where it was refused) and tries
 // again after a connection broke mid-call; the node writes its shares
 // again after a failover, which corrects a change applied twice or lost
-// with a failed primary (see package linkstate).
+// with a failed primary (see cluster.Link).
 func dial(rawURL string, slow, reload time.Duration) (redis.UniversalClient, redisurl.Kind, error) {
 	u, err := redisurl.Parse(rawURL)
 	if err != nil {

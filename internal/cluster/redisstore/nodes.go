@@ -37,21 +37,16 @@ func (r *Redis) Leave(ctx context.Context) { r.rdb.Del(ctx, r.nodeKey("node", r.
 
 // Nodes implements cluster.Heartbeats.
 func (r *Redis) Nodes(ctx context.Context) (alive map[string]string, listed []string, err error) {
-	if err = r.call(ctx, func(ctx context.Context) (err error) {
-		listed, err = r.rdb.SMembers(ctx, r.nodeKey("nodes")).Result()
-		return err
-	}); err != nil || len(listed) == 0 {
+	listed, err = get(r, ctx, func(ctx context.Context) ([]string, error) { return r.rdb.SMembers(ctx, r.nodeKey("nodes")).Result() })
+	if err != nil || len(listed) == 0 {
 		return nil, nil, err
 	}
 	keys := make([]string, len(listed))
 	for i, n := range listed {
 		keys[i] = r.nodeKey("node", n)
 	}
-	var epochs []any
-	if err = r.call(ctx, func(ctx context.Context) (err error) {
-		epochs, err = r.rdb.MGet(ctx, keys...).Result()
-		return err
-	}); err != nil {
+	epochs, err := get(r, ctx, func(ctx context.Context) ([]any, error) { return r.rdb.MGet(ctx, keys...).Result() })
+	if err != nil {
 		return nil, nil, err
 	}
 	alive = make(map[string]string, len(listed))
@@ -65,21 +60,15 @@ func (r *Redis) Nodes(ctx context.Context) (alive map[string]string, listed []st
 
 // Lock implements cluster.Heartbeats.
 func (r *Redis) Lock(ctx context.Context, node string, ttl time.Duration) bool {
-	var got bool
-	err := r.call(ctx, func(ctx context.Context) (err error) {
-		got, err = r.rdb.SetNX(ctx, r.nodeKey("reap", node), r.node, ttl).Result()
-		return err
+	got, err := get(r, ctx, func(ctx context.Context) (bool, error) {
+		return r.rdb.SetNX(ctx, r.nodeKey("reap", node), r.node, ttl).Result()
 	})
 	return err == nil && got
 }
 
 // Alive implements cluster.Heartbeats.
 func (r *Redis) Alive(ctx context.Context, node string) (bool, error) {
-	var n int64
-	err := r.call(ctx, func(ctx context.Context) (err error) {
-		n, err = r.rdb.Exists(ctx, r.nodeKey("node", node)).Result()
-		return err
-	})
+	n, err := get(r, ctx, func(ctx context.Context) (int64, error) { return r.rdb.Exists(ctx, r.nodeKey("node", node)).Result() })
 	return n > 0, err
 }
 

@@ -11,12 +11,20 @@ import (
 	"github.com/roostproject/roost/internal/hub"
 )
 
+// get runs f through call and returns its value.
+func get[T any](r *Redis, ctx context.Context, f func(ctx context.Context) (T, error)) (T, error) {
+	var v T
+	err := r.call(ctx, func(ctx context.Context) (err error) {
+		v, err = f(ctx)
+		return err
+	})
+	return v, err
+}
+
 // Count implements cluster.Reads.
 func (r *Redis) Count(ctx context.Context, app, channel string) (int, error) {
-	var v string
-	err := r.call(ctx, func(ctx context.Context) (err error) {
-		v, err = r.rdb.HGet(ctx, r.channelsKey(app), channel).Result()
-		return err
+	v, err := get(r, ctx, func(ctx context.Context) (string, error) {
+		return r.rdb.HGet(ctx, r.channelsKey(app), channel).Result()
 	})
 	var e entry
 	json.Unmarshal([]byte(v), &e)
@@ -25,10 +33,8 @@ func (r *Redis) Count(ctx context.Context, app, channel string) (int, error) {
 
 // Channels implements cluster.Reads.
 func (r *Redis) Channels(ctx context.Context, app, prefix string) (map[string]int, error) {
-	var all map[string]string
-	err := r.call(ctx, func(ctx context.Context) (err error) {
-		all, err = r.rdb.HGetAll(ctx, r.channelsKey(app)).Result()
-		return err
+	all, err := get(r, ctx, func(ctx context.Context) (map[string]string, error) {
+		return r.rdb.HGetAll(ctx, r.channelsKey(app)).Result()
 	})
 	if err != nil {
 		return nil, err
@@ -45,10 +51,8 @@ func (r *Redis) Channels(ctx context.Context, app, prefix string) (map[string]in
 
 // Members implements cluster.Reads.
 func (r *Redis) Members(ctx context.Context, app, channel string) ([]hub.Member, error) {
-	var all map[string]string
-	err := r.call(ctx, func(ctx context.Context) (err error) {
-		all, err = r.rdb.HGetAll(ctx, r.presenceKey(app, channel)).Result()
-		return err
+	all, err := get(r, ctx, func(ctx context.Context) (map[string]string, error) {
+		return r.rdb.HGetAll(ctx, r.presenceKey(app, channel)).Result()
 	})
 	if err != nil {
 		return nil, err
@@ -64,21 +68,15 @@ func (r *Redis) Members(ctx context.Context, app, channel string) ([]hub.Member,
 }
 
 // IsMember implements cluster.Reads.
-func (r *Redis) IsMember(ctx context.Context, app, channel, user string) (member bool, err error) {
-	err = r.call(ctx, func(ctx context.Context) (err error) {
-		member, err = r.rdb.HExists(ctx, r.presenceKey(app, channel), user).Result()
-		return err
+func (r *Redis) IsMember(ctx context.Context, app, channel, user string) (bool, error) {
+	return get(r, ctx, func(ctx context.Context) (bool, error) {
+		return r.rdb.HExists(ctx, r.presenceKey(app, channel), user).Result()
 	})
-	return member, err
 }
 
 // Online implements cluster.Reads.
 func (r *Redis) Online(ctx context.Context, app string, ids []string) ([]string, error) {
-	var vals []any
-	err := r.call(ctx, func(ctx context.Context) (err error) {
-		vals, err = r.rdb.HMGet(ctx, r.usersKey(app), ids...).Result()
-		return err
-	})
+	vals, err := get(r, ctx, func(ctx context.Context) ([]any, error) { return r.rdb.HMGet(ctx, r.usersKey(app), ids...).Result() })
 	if err != nil {
 		return nil, err
 	}

@@ -88,7 +88,7 @@ func (p *plainTopics) current() *redis.PubSub {
 }
 
 // run delivers the messages other nodes publish. A broken connection is
-// an outage (see package linkstate); one replaced by resubscribe is not.
+// an outage (see cluster.Link); one replaced by resubscribe is not.
 func (p *plainTopics) run() {
 	r := p.r
 	r.n.Go(p.watch)
