@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/roostproject/roost/internal/cluster"
 )
 
 // TestOldTombstonesPurged: the delete markers of vacated channels are
@@ -40,5 +42,19 @@ func TestOldTombstonesPurged(t *testing.T) {
 	}
 	if h, _ := kv.History(ctx, key("app", "back")); len(h) != 1 {
 		t.Fatalf("the channel occupied again has %d entries, want its value alone", len(h))
+	}
+}
+
+// TestNodeRecordsExpire: the nodes bucket's entries (the node list, the
+// reapers' locks) expire RecordTTL after their last write, so that a
+// cluster stopped whole leaves them behind for no longer.
+func TestNodeRecordsExpire(t *testing.T) {
+	ns, _ := nodes(t, 1, 0)
+	st, err := ns[0].s.kv.Load().nodes.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.TTL() != cluster.RecordTTL {
+		t.Fatalf("nodes bucket TTL %v, want %v", st.TTL(), cluster.RecordTTL)
 	}
 }

@@ -105,3 +105,20 @@ func TestResyncWritesTheLocalShares(t *testing.T) {
 		})
 	})
 }
+
+// TestNodeRecordsExpire: the node list and a node's list of its presence
+// channels carry an expiry that the heartbeat refreshes, so that a cluster
+// stopped whole leaves them behind for RecordTTL at most.
+func TestNodeRecordsExpire(t *testing.T) {
+	rs, _ := nodes(t, testutil.MachineRedisURL, 1, 0)
+	a := rs[0]
+	ctx := context.Background()
+	a.presence.Join(ctx, "app", "presence-e", hub.Member{ID: "u"}, 0)
+	testutil.Eventually(t, redisWait, "a ready", func() bool { return a.Ready() == nil })
+	for _, k := range []string{a.r.nodeKey("nodes"), a.r.nodeKey("node-presence", a.r.node)} {
+		ttl, err := a.r.rdb.PTTL(ctx, k).Result()
+		if err != nil || ttl <= 0 || ttl > cluster.RecordTTL {
+			t.Errorf("%s: expiry %v (err %v), want one within %v", k, ttl, err, cluster.RecordTTL)
+		}
+	}
+}
