@@ -47,6 +47,15 @@ func needNATS(t testing.TB, url string) {
 	}
 }
 
+// node is a cluster node on NATS, with the parts the tests look at.
+type node = clustertest.Node[*NATS]
+
+// start opens a node on the NATS at url.
+func start(t testing.TB, url string, s cluster.Settings) *node {
+	t.Helper()
+	return clustertest.Start(t, url, s, open)
+}
+
 // inbox records delivered messages.
 type inbox = clustertest.Inbox
 
@@ -78,15 +87,7 @@ func nodesAt(t testing.TB, url string, n int, set func(i int, c *cluster.Setting
 	return ns, boxes
 }
 
-func allReady(ns []*node) int {
-	ready := 0
-	for _, n := range ns {
-		if n.Ready() == nil {
-			ready++
-		}
-	}
-	return ready
-}
+func allReady(ns []*node) int { return clustertest.AllReady(ns) }
 
 // deleteBuckets removes every bucket of prefix.
 func deleteBuckets(url, prefix string) {
@@ -97,12 +98,12 @@ func deleteBuckets(url, prefix string) {
 
 func TestPresenceFirstAndLastAcrossNodes(t *testing.T) {
 	ns, _ := nodes(t, 2, 0)
-	clustertest.PresenceFirstAndLast(t, ns[0].presence, ns[1].presence)
+	clustertest.PresenceFirstAndLast(t, ns[0].Presence, ns[1].Presence)
 }
 
 func TestPresenceLimitIsClusterWide(t *testing.T) {
 	ns, _ := nodes(t, 2, 0)
-	clustertest.PresenceLimit(t, ns[0].presence, ns[1].presence)
+	clustertest.PresenceLimit(t, ns[0].Presence, ns[1].Presence)
 }
 
 // TestTransitionsExactlyOnce has every node make the same user's first
@@ -116,18 +117,18 @@ func TestTransitionsExactlyOnce(t *testing.T) {
 		channel := fmt.Sprint("presence-race-", r)
 		var firsts, lasts, signedIn, signedOut atomic.Int32
 		race(ns, func(node *node) {
-			if first, err := node.presence.Join(ctx, "app", channel, hub.Member{ID: "u"}, 0); err == nil && first {
+			if first, err := node.Presence.Join(ctx, "app", channel, hub.Member{ID: "u"}, 0); err == nil && first {
 				firsts.Add(1)
 			}
-			if first, err := node.users.SignIn(ctx, "app", channel); err == nil && first {
+			if first, err := node.Users.SignIn(ctx, "app", channel); err == nil && first {
 				signedIn.Add(1)
 			}
 		})
 		race(ns, func(node *node) {
-			if last, err := node.presence.Leave(ctx, "app", channel, "u"); err == nil && last {
+			if last, err := node.Presence.Leave(ctx, "app", channel, "u"); err == nil && last {
 				lasts.Add(1)
 			}
-			if last, err := node.users.SignOut(ctx, "app", channel); err == nil && last {
+			if last, err := node.Users.SignOut(ctx, "app", channel); err == nil && last {
 				signedOut.Add(1)
 			}
 		})
@@ -149,14 +150,14 @@ func TestOccupiedVacatedExactlyOnce(t *testing.T) {
 		channel := fmt.Sprint("race-", r)
 		for _, d := range []int{1, -1} {
 			race(ns, func(node *node) {
-				node.counts.Subscribed("app", channel, d)
-				node.counts.flush()
+				node.Counts.Subscribed("app", channel, d)
+				node.Counts.Flush()
 			})
 			// A flush of the ticker may still be writing; every +1 is
 			// written before the first -1.
 			want := map[int]int{1: n, -1: 0}[d]
 			testutil.Eventually(t, natsWait, "counts written", func() bool {
-				h, _, err := read(context.Background(), ns[0].s.kv.Load().counts, key("app", channel))
+				h, _, err := read(context.Background(), ns[0].Store.kv.Load().counts, key("app", channel))
 				return err == nil && (h[""] == nil && want == 0 || h[""] != nil && h[""].total() == want)
 			})
 		}
@@ -214,46 +215,12 @@ func TestReadyMeansSubscribed(t *testing.T) {
 
 func TestCountsAndCacheAcrossNodes(t *testing.T) {
 	ns, _ := nodes(t, 2, 0)
-	ns[0].counts.Subscribed("app", "c", 2)
-	ns[1].counts.Subscribed("app", "c", 1)
-	ns[1].counts.Subscribed("app", "d.e", 1)
-	ctx := context.Background()
-	testutil.Eventually(t, natsWait, "counts", func() bool {
-		n, _ := ns[0].counts.Count(ctx, "app", "c")
-		all, _ := ns[1].counts.Channels(ctx, "app", "")
-		return n == 3 && all["c"] == 3 && all["d.e"] == 1 && len(all) == 2
-	})
-	ns[0].State().Cache.Put(&hub.Message{App: "app", Channel: "cache-c", Event: "e", Data: "v"})
-	testutil.Eventually(t, natsWait, "cache", func() bool {
-		m, ttl, ok, _ := ns[1].State().Cache.Get(ctx, "app", "cache-c")
-		return ok && m.Data == "v" && ttl > time.Minute && ttl <= hub.CacheTTL
-	})
+	clustertest.CountsAndCacheAcrossNodes(t, ns[0], ns[1], natsWait)
 }
 
 func TestDeadNodeIsReaped(t *testing.T) {
 	ns, boxes := nodes(t, 2, 900*time.Millisecond)
-	alive, dead := ns[0], ns[1]
-	ready := make(chan struct{})
-	alive.Subscribe("app", "presence-z", func() { close(ready) })
-	<-ready
-	ctx := context.Background()
-	dead.presence.Join(ctx, "app", "presence-z", hub.Member{ID: "ghost"}, 100)
-	dead.users.SignIn(ctx, "app", "ghost")
-	// Stop the dead node without its goodbye: its heartbeat just expires.
-	dead.Halt()
-	testutil.Eventually(t, natsWait, "member_removed for the dead node's member", func() bool {
-		return boxes[0].Has("pusher_internal:member_removed", `{"user_id":"ghost"}`)
-	})
-	if m, _ := alive.presence.Members(ctx, "app", "presence-z"); len(m) != 0 {
-		t.Fatalf("ghost members left: %+v", m)
-	}
-	testutil.Eventually(t, natsWait, "the dead node's user offline", func() bool {
-		on, err := alive.users.Online(ctx, "app", []string{"ghost"})
-		return err == nil && len(on) == 0
-	})
-	if n := boxes[0].Count("pusher_internal:member_removed", `{"user_id":"ghost"}`); n != 1 {
-		t.Fatalf("member_removed delivered %d times, want once", n)
-	}
+	clustertest.DeadNodeIsReaped(t, ns[0], ns[1], boxes[0], natsWait)
 }
 
 // TestWebhookPendingAcrossNodes: a hold on one node is cancelled by a
@@ -285,8 +252,8 @@ func BenchmarkCountsFlush(b *testing.B) {
 	for _, parallel := range []int{1, flushParallel} {
 		b.Run(fmt.Sprint("parallel-", parallel), func(b *testing.B) {
 			ns, _ := nodesAt(b, natsURL, 1, func(_ int, c *cluster.Settings) { c.Logger = quiet })
-			c := ns[0].counts
-			ns[0].s.parallel = parallel
+			c := ns[0].Counts
+			ns[0].Store.parallel = parallel
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
@@ -294,7 +261,7 @@ func BenchmarkCountsFlush(b *testing.B) {
 					for ch := range 100 {
 						c.Subscribed("app", fmt.Sprint("flush-", ch), d)
 					}
-					c.flush()
+					c.Flush()
 				}
 			}
 		})
@@ -310,7 +277,7 @@ func TestStaleGuessNeverDecides(t *testing.T) {
 	a, b := ns[0], ns[1]
 	ctx := context.Background()
 	join := func(n *node, user string) error {
-		_, err := n.presence.Join(ctx, "app", "presence-g", hub.Member{ID: user}, 2)
+		_, err := n.Presence.Join(ctx, "app", "presence-g", hub.Member{ID: user}, 2)
 		return err
 	}
 	if join(a, "u1") != nil || join(b, "u2") != nil {
@@ -320,13 +287,13 @@ func TestStaleGuessNeverDecides(t *testing.T) {
 	if err := join(a, "u3"); err != hub.ErrChannelFull {
 		t.Fatalf("join on a stale guess of a full channel: %v, want ErrChannelFull", err)
 	}
-	if _, err := b.presence.Leave(ctx, "app", "presence-g", "u2"); err != nil {
+	if _, err := b.Presence.Leave(ctx, "app", "presence-g", "u2"); err != nil {
 		t.Fatal(err)
 	}
 	// A guess that the channel is full, from an old revision: not trusted.
 	full, _ := json.Marshal(hash{"u1": {N: map[string]int{"1": 1}}, "u2": {N: map[string]int{"2": 1}}})
-	kv := a.s.kv.Load().presence
-	a.s.guesses.keep(kv, key("app", "presence-g"), full, 1, nil)
+	kv := a.Store.kv.Load().presence
+	a.Store.guesses.keep(kv, key("app", "presence-g"), full, 1, nil)
 	if err := join(a, "u3"); err != nil {
 		t.Fatalf("join with a stale guess that the channel is full: %v, want it to succeed", err)
 	}

@@ -42,7 +42,7 @@ func subscribe(node *node, channel string) {
 // members returns the ids of a presence channel's members as node reads
 // them, or the error.
 func members(node *node, channel string) string {
-	ms, err := node.presence.Members(context.Background(), "app", channel)
+	ms, err := node.Presence.Members(context.Background(), "app", channel)
 	if err != nil {
 		return err.Error()
 	}
@@ -69,10 +69,10 @@ func crossing(a *node, b *inbox, channel string) func() bool {
 func joinAndSignIn(t *testing.T, node *node, channel, user string) {
 	t.Helper()
 	ctx := context.Background()
-	if first, err := node.presence.Join(ctx, "app", channel, hub.Member{ID: user}, 0); err != nil || !first {
+	if first, err := node.Presence.Join(ctx, "app", channel, hub.Member{ID: user}, 0); err != nil || !first {
 		t.Fatalf("join %s: first %v, err %v", user, first, err)
 	}
-	if first, err := node.users.SignIn(ctx, "app", user); err != nil || !first {
+	if first, err := node.Users.SignIn(ctx, "app", user); err != nil || !first {
 		t.Fatalf("sign-in %s: first %v, err %v", user, first, err)
 	}
 }
@@ -88,7 +88,7 @@ func TestNATSRestartEmpty(t *testing.T) {
 	subscribe(b, "news")
 	joinAndSignIn(t, a, "presence-r", "ua")
 	joinAndSignIn(t, b, "presence-r", "ub")
-	a.counts.Subscribed("app", "news", 2)
+	a.Counts.Subscribed("app", "news", 2)
 	srv.Kill()
 	srv.Wipe()
 	testutil.Eventually(t, natsWait, "both nodes degraded", func() bool { return allReady(ns) == 0 })
@@ -97,8 +97,8 @@ func TestNATSRestartEmpty(t *testing.T) {
 	testutil.Eventually(t, natsWait, "messages crossing again", crossing(a, boxes[1], "news"))
 	ctx := context.Background()
 	testutil.Eventually(t, natsWait, "members, users and counts written again", func() bool {
-		on, _ := b.users.Online(ctx, "app", []string{"ua", "ub"})
-		n, _ := b.counts.Count(ctx, "app", "news")
+		on, _ := b.Users.Online(ctx, "app", []string{"ua", "ub"})
+		n, _ := b.Counts.Count(ctx, "app", "news")
 		return members(b, "presence-r") == "[ua ub]" && len(on) == 2 && n == 2
 	})
 	for _, box := range boxes {
@@ -194,7 +194,7 @@ func TestStartsWithoutNATS(t *testing.T) {
 	}
 	srv.Start()
 	testutil.Eventually(t, natsWait, "ready once NATS is up", func() bool { return n.Ready() == nil })
-	if first, err := n.presence.Join(context.Background(), "app", "presence-l", hub.Member{ID: "u"}, 0); err != nil || !first {
+	if first, err := n.Presence.Join(context.Background(), "app", "presence-l", hub.Member{ID: "u"}, 0); err != nil || !first {
 		t.Fatalf("join after NATS came: first %v, err %v", first, err)
 	}
 }
@@ -211,7 +211,7 @@ func TestDepartureDuringOutageAnnounced(t *testing.T) {
 	joinAndSignIn(t, b, "presence-o", "ub")
 	srv.Kill()
 	testutil.Eventually(t, natsWait, "both nodes degraded", func() bool { return allReady(ns) == 0 })
-	if last, err := a.presence.Leave(context.Background(), "app", "presence-o", "ua"); err != nil || last {
+	if last, err := a.Presence.Leave(context.Background(), "app", "presence-o", "ua"); err != nil || last {
 		t.Fatalf("a leave while NATS is away: last %v, err %v; want it deferred", last, err)
 	}
 	srv.Start()

@@ -17,21 +17,21 @@ import (
 func TestOldTombstonesPurged(t *testing.T) {
 	ns, _ := nodes(t, 1, 0)
 	n := ns[0]
-	c := n.counts
+	c := n.Counts
 	for _, d := range []int{1, -1} {
 		c.Subscribed("app", "gone", d)
 		c.Subscribed("app", "back", d)
-		c.flush()
+		c.Flush()
 	}
 	ctx := context.Background()
-	kv := n.s.kv.Load().counts
+	kv := n.Store.kv.Load().counts
 	old, err := oldMarkers(ctx, kv, time.Now().Add(time.Second))
 	if err != nil || len(old) != 2 {
 		t.Fatalf("markers %d, err %v; want the 2 of the vacated channels", len(old), err)
 	}
 	c.Subscribed("app", "back", 1) // occupied again between the read and the purge
-	c.flush()
-	if err := n.s.purgeMarkers(ctx, kv, old); err != nil {
+	c.Flush()
+	if err := n.Store.purgeMarkers(ctx, kv, old); err != nil {
 		t.Fatal(err)
 	}
 	if h, err := kv.History(ctx, key("app", "gone")); !errors.Is(err, jetstream.ErrKeyNotFound) {
@@ -50,7 +50,7 @@ func TestOldTombstonesPurged(t *testing.T) {
 // cluster stopped whole leaves them behind for no longer.
 func TestNodeRecordsExpire(t *testing.T) {
 	ns, _ := nodes(t, 1, 0)
-	st, err := ns[0].s.kv.Load().nodes.Status(context.Background())
+	st, err := ns[0].Store.kv.Load().nodes.Status(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,18 @@ func onBackends(t *testing.T, f func(t *testing.T, url string)) {
 	}
 }
 
+// node is a cluster node on Redis, with the parts the tests look at.
+type node = clustertest.Node[*Redis]
+
+// start opens a node on the Redis at url; an empty prefix is "roost".
+func start(t testing.TB, url string, s cluster.Settings) *node {
+	t.Helper()
+	if s.Prefix == "" {
+		s.Prefix = "roost"
+	}
+	return clustertest.Start(t, url, s, open)
+}
+
 // inbox records delivered messages.
 type inbox = clustertest.Inbox
 
@@ -71,14 +83,14 @@ const redisWait = 30 * time.Second
 func TestPresenceFirstAndLastAcrossNodes(t *testing.T) {
 	onBackends(t, func(t *testing.T, url string) {
 		rs, _ := nodes(t, url, 2, 0)
-		clustertest.PresenceFirstAndLast(t, rs[0].presence, rs[1].presence)
+		clustertest.PresenceFirstAndLast(t, rs[0].Presence, rs[1].Presence)
 	})
 }
 
 func TestPresenceLimitIsClusterWide(t *testing.T) {
 	onBackends(t, func(t *testing.T, url string) {
 		rs, _ := nodes(t, url, 2, 0)
-		clustertest.PresenceLimit(t, rs[0].presence, rs[1].presence)
+		clustertest.PresenceLimit(t, rs[0].Presence, rs[1].Presence)
 	})
 }
 
@@ -105,41 +117,14 @@ func TestMessagesCrossNodesOnlyWhenSubscribed(t *testing.T) {
 func TestCountsAndCacheAcrossNodes(t *testing.T) {
 	onBackends(t, func(t *testing.T, url string) {
 		rs, _ := nodes(t, url, 2, 0)
-		rs[0].counts.Subscribed("app", "c", 2)
-		rs[1].counts.Subscribed("app", "c", 1)
-		ctx := context.Background()
-		testutil.Eventually(t, redisWait, "counts", func() bool {
-			n, _ := rs[0].counts.Count(ctx, "app", "c")
-			all, _ := rs[1].counts.Channels(ctx, "app", "")
-			return n == 3 && all["c"] == 3
-		})
-		rs[0].State().Cache.Put(&hub.Message{App: "app", Channel: "cache-c", Event: "e", Data: "v"})
-		testutil.Eventually(t, redisWait, "cache", func() bool {
-			m, ttl, ok, _ := rs[1].State().Cache.Get(ctx, "app", "cache-c")
-			return ok && m.Data == "v" && ttl > time.Minute
-		})
+		clustertest.CountsAndCacheAcrossNodes(t, rs[0], rs[1], redisWait)
 	})
 }
 
 func TestDeadNodeIsReaped(t *testing.T) {
 	onBackends(t, func(t *testing.T, url string) {
 		rs, boxes := nodes(t, url, 2, 900*time.Millisecond)
-		alive, dead := rs[0], rs[1]
-		alive.Subscribe("app", "presence-z", func() {})
-		ctx := context.Background()
-		dead.presence.Join(ctx, "app", "presence-z", hub.Member{ID: "ghost"}, 100)
-		dead.users.SignIn(ctx, "app", "ghost")
-		// Stop the dead node without its goodbye: its heartbeat just expires.
-		dead.Halt()
-		testutil.Eventually(t, redisWait, "member_removed for the dead node's member", func() bool {
-			return boxes[0].Has("pusher_internal:member_removed", `{"user_id":"ghost"}`)
-		})
-		if m, _ := alive.presence.Members(ctx, "app", "presence-z"); len(m) != 0 {
-			t.Fatalf("ghost members left: %+v", m)
-		}
-		if on, _ := alive.users.Online(ctx, "app", []string{"ghost"}); len(on) != 0 {
-			t.Fatalf("ghost still online: %v", on)
-		}
+		clustertest.DeadNodeIsReaped(t, rs[0], rs[1], boxes[0], redisWait)
 	})
 }
 

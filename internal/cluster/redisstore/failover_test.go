@@ -184,7 +184,7 @@ func TestTopicsAreShardedChannels(t *testing.T) {
 	c := testutil.StartRedisCluster(t, 3, 0)
 	rs, _ := nodes(t, c.URL(), 1, 0)
 	subscribed(t, rs[0], "news")
-	topic := rs[0].r.topic("app", "news")
+	topic := rs[0].Store.topic("app", "news")
 	out, err := c.Primary(topic).Cli("PUBSUB", "SHARDNUMSUB", topic)
 	if err != nil || !strings.HasSuffix(strings.TrimSpace(out), "\n1") {
 		t.Fatalf("PUBSUB SHARDNUMSUB %s on its primary: %q %v, want 1 subscriber", topic, out, err)
@@ -238,9 +238,9 @@ func TestReshardLosesNoSubscription(t *testing.T) {
 			channels := append(someChannels(12), "moving", "presence-moving")
 			f.subscribeAll(t, channels)
 			ctx := context.Background()
-			f.a.presence.Join(ctx, "app", "presence-moving", hub.Member{ID: "u1"}, 0)
+			f.a.Presence.Join(ctx, "app", "presence-moving", hub.Member{ID: "u1"}, 0)
 			f.canary.start(t)
-			topic := f.a.r.topic("app", "moving")
+			topic := f.a.Store.topic("app", "moving")
 			from := c.Primary(topic)
 			to := c.Primaries[0]
 			if to == from {
@@ -259,7 +259,7 @@ func TestReshardLosesNoSubscription(t *testing.T) {
 			f.deliversAll(t, channels, "after the move")
 			lost, gap := f.canary.report(t)
 			t.Logf("%s: canary lost %d of %d events, longest gap %v", name, lost, f.canary.sent, gap)
-			if m, _ := f.b.presence.Members(ctx, "app", "presence-moving"); len(m) != 1 || m[0].ID != "u1" {
+			if m, _ := f.b.Presence.Members(ctx, "app", "presence-moving"); len(m) != 1 || m[0].ID != "u1" {
 				t.Fatalf("presence after the move: %+v", m)
 			}
 		})
@@ -295,11 +295,11 @@ func TestClusterFailoverLosesNoSubscription(t *testing.T) {
 			channels := append(someChannels(12), "failing", "presence-failing")
 			f.subscribeAll(t, channels)
 			ctx := context.Background()
-			f.a.presence.Join(ctx, "app", "presence-failing", hub.Member{ID: "u1"}, 0)
-			f.b.presence.Join(ctx, "app", "presence-failing", hub.Member{ID: "u2"}, 0)
-			f.a.counts.Subscribed("app", "presence-failing", 1)
+			f.a.Presence.Join(ctx, "app", "presence-failing", hub.Member{ID: "u1"}, 0)
+			f.b.Presence.Join(ctx, "app", "presence-failing", hub.Member{ID: "u2"}, 0)
+			f.a.Counts.Subscribed("app", "presence-failing", 1)
 			f.canary.start(t)
-			primary := c.Primary(f.a.r.topic("app", "failing"))
+			primary := c.Primary(f.a.Store.topic("app", "failing"))
 			began := time.Now()
 			fc.do(t, c, primary)
 			c.WaitOK()
@@ -308,8 +308,8 @@ func TestClusterFailoverLosesNoSubscription(t *testing.T) {
 			lost, gap := f.canary.report(t)
 			t.Logf("%s: canary lost %d of %d events, longest gap %v", fc.name, lost, f.canary.sent, gap)
 			testutil.Eventually(t, redisWait, "presence and counts whole", func() bool {
-				m, _ := f.b.presence.Members(ctx, "app", "presence-failing")
-				n, _ := f.b.counts.Count(ctx, "app", "presence-failing")
+				m, _ := f.b.Presence.Members(ctx, "app", "presence-failing")
+				n, _ := f.b.Counts.Count(ctx, "app", "presence-failing")
 				return len(m) == 2 && n == 1
 			})
 		})
@@ -329,8 +329,8 @@ func TestSentinelFailoverLosesNoSubscription(t *testing.T) {
 			channels := append(someChannels(4), "failing", "presence-failing")
 			f.subscribeAll(t, channels)
 			ctx := context.Background()
-			f.a.presence.Join(ctx, "app", "presence-failing", hub.Member{ID: "u1"}, 0)
-			f.b.presence.Join(ctx, "app", "presence-failing", hub.Member{ID: "u2"}, 0)
+			f.a.Presence.Join(ctx, "app", "presence-failing", hub.Member{ID: "u1"}, 0)
+			f.b.Presence.Join(ctx, "app", "presence-failing", hub.Member{ID: "u2"}, 0)
 			f.canary.start(t)
 			began := time.Now()
 			if kill {
@@ -343,7 +343,7 @@ func TestSentinelFailoverLosesNoSubscription(t *testing.T) {
 			// Sentinel turns the old primary into a replica, and so cuts its
 			// subscribers off, only when it next looks (10 s); the node must
 			// not wait for that.
-			topic := f.b.r.topic("app", "failing")
+			topic := f.b.Store.topic("app", "failing")
 			testutil.Eventually(t, 5*checkEvery, "node B subscribed on the new primary", func() bool {
 				out, _ := s.Replica.Cli("PUBSUB", "NUMSUB", topic)
 				return strings.HasSuffix(strings.TrimSpace(out), "\n1")
@@ -352,7 +352,7 @@ func TestSentinelFailoverLosesNoSubscription(t *testing.T) {
 			lost, gap := f.canary.report(t)
 			t.Logf("%s: canary lost %d of %d events, longest gap %v", name, lost, f.canary.sent, gap)
 			testutil.Eventually(t, redisWait, "presence whole", func() bool {
-				m, _ := f.b.presence.Members(ctx, "app", "presence-failing")
+				m, _ := f.b.Presence.Members(ctx, "app", "presence-failing")
 				return len(m) == 2
 			})
 		})

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/roostproject/roost/internal/cluster"
+	"github.com/roostproject/roost/internal/cluster/clustertest"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/testutil"
 )
@@ -134,7 +135,7 @@ func TestSlowReplyIsNotAnOutage(t *testing.T) {
 		rs, _ := nodesOn(t, server, 1, 0, nil)
 		redis, ok := server.(*testutil.Redis)
 		if c, isCluster := server.(*testutil.RedisCluster); isCluster {
-			redis, ok = c.Primary(rs[0].r.presenceKey("app", "presence-x")), true
+			redis, ok = c.Primary(rs[0].Store.presenceKey("app", "presence-x")), true
 		}
 		if !ok {
 			t.Fatalf("no server to make sleep in %T", server)
@@ -144,7 +145,7 @@ func TestSlowReplyIsNotAnOutage(t *testing.T) {
 		testutil.Eventually(t, redisWait, "Redis asleep", func() bool { return !redis.Pings() })
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
-		first, err := rs[0].presence.Join(ctx, "app", "presence-x", hub.Member{ID: "u"}, 0)
+		first, err := rs[0].Presence.Join(ctx, "app", "presence-x", hub.Member{ID: "u"}, 0)
 		if err != nil || !first {
 			t.Fatalf("join while Redis slept: %v %v", first, err)
 		}
@@ -169,7 +170,7 @@ func TestNoReapAfterOwnOutage(t *testing.T) {
 	ctx := context.Background()
 	for i, r := range rs {
 		subscribed(t, r, "presence-x")
-		if _, err := r.presence.Join(ctx, "app", "presence-x", hub.Member{ID: fmt.Sprint("u", i)}, 0); err != nil {
+		if _, err := r.Presence.Join(ctx, "app", "presence-x", hub.Member{ID: fmt.Sprint("u", i)}, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -190,7 +191,7 @@ func TestNoReapAfterOwnOutage(t *testing.T) {
 		return counters[0].count(gone) > 0 && counters[1].count(gone) > 0
 	})
 	noneRemoved(t, counters[:2], "u0", "u1")
-	if m, _ := rs[0].presence.Members(ctx, "app", "presence-x"); len(m) != 2 {
+	if m, _ := rs[0].Presence.Members(ctx, "app", "presence-x"); len(m) != 2 {
 		t.Fatalf("members after the outage: %v, want u0 and u1", m)
 	}
 }
@@ -291,12 +292,4 @@ func (p *gatedProxy) open() {
 }
 
 // allReady returns how many of rs are ready.
-func allReady(rs []*node) int {
-	n := 0
-	for _, r := range rs {
-		if r.Ready() == nil {
-			n++
-		}
-	}
-	return n
-}
+func allReady(rs []*node) int { return clustertest.AllReady(rs) }

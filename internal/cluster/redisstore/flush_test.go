@@ -23,13 +23,13 @@ func TestFlushBesideResyncWritesOnce(t *testing.T) {
 	ctx := context.Background()
 	for i := range rounds {
 		channel := fmt.Sprint("race-", i)
-		r.counts.Subscribed("app", channel, 1)
+		r.Counts.Subscribed("app", channel, 1)
 		var wg sync.WaitGroup
 		wg.Add(2)
 		go func() { defer wg.Done(); r.FlushCounts() }()
-		go func() { defer wg.Done(); r.counts.resync() }()
+		go func() { defer wg.Done(); r.Counts.Resync() }()
 		wg.Wait()
-		if n, err := r.counts.Count(ctx, "app", channel); err != nil || n != 1 {
+		if n, err := r.Counts.Count(ctx, "app", channel); err != nil || n != 1 {
 			t.Fatalf("round %d: count %d (%v), want 1", i, n, err)
 		}
 		if o := obs.Occupied.Load(); o != int32(i+1) {

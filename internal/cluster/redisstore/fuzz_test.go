@@ -34,7 +34,7 @@ func FuzzReceive(f *testing.F) {
 	var got []*hub.Message
 	n := start(f, unreachableURL(f), cluster.Settings{Node: 1, Deliver: func(m *hub.Message) { got = append(got, m) }})
 	f.Cleanup(func() { n.Close() })
-	r := n.r
+	r := n.Store
 	f.Fuzz(func(t *testing.T, payload string) {
 		got, r.seen = nil, seen{}
 		r.receive(&redis.Message{Payload: payload})

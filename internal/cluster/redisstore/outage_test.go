@@ -37,7 +37,7 @@ func unreachableURL(t testing.TB) string {
 // users and counts answer with this node's own state, as a single node would.
 func TestOutageAnswersLikeOneNode(t *testing.T) {
 	r := unreachable(t)
-	p := r.presence
+	p := r.Presence
 	ctx := context.Background()
 	for i, step := range []struct {
 		user string
@@ -58,18 +58,18 @@ func TestOutageAnswersLikeOneNode(t *testing.T) {
 			t.Fatalf("a leave while Redis is away announced a departure: %v %v", last, err)
 		}
 	}
-	if first, _ := r.users.SignIn(ctx, "app", "a"); !first {
+	if first, _ := r.Users.SignIn(ctx, "app", "a"); !first {
 		t.Fatal("a sign-in does not report the user's first connection")
 	}
-	if first, _ := r.users.SignIn(ctx, "app", "a"); first {
+	if first, _ := r.Users.SignIn(ctx, "app", "a"); first {
 		t.Fatal("a second sign-in reports the user's first connection")
 	}
-	if on, err := r.users.Online(ctx, "app", []string{"a", "b"}); err != nil || !slices.Equal(on, []string{"a"}) {
+	if on, err := r.Users.Online(ctx, "app", []string{"a", "b"}); err != nil || !slices.Equal(on, []string{"a"}) {
 		t.Fatalf("online %v %v, want [a]", on, err)
 	}
-	r.counts.Subscribed("app", "c", 2)
-	n, _ := r.counts.Count(ctx, "app", "c")
-	if all, _ := r.counts.Channels(ctx, "app", ""); n != 2 || all["c"] != 2 || len(all) != 1 {
+	r.Counts.Subscribed("app", "c", 2)
+	n, _ := r.Counts.Count(ctx, "app", "c")
+	if all, _ := r.Counts.Channels(ctx, "app", ""); n != 2 || all["c"] != 2 || len(all) != 1 {
 		t.Fatalf("count %d, channels %v; want 2 and c:2", n, all)
 	}
 }
@@ -82,25 +82,25 @@ func TestResyncWritesTheLocalShares(t *testing.T) {
 		rs, _ := nodes(t, url, 2, 0)
 		a, b := rs[0], rs[1]
 		ctx := context.Background()
-		a.presence.Join(ctx, "app", "presence-r", hub.Member{ID: "u", Info: `{"n":1}`}, 0)
+		a.Presence.Join(ctx, "app", "presence-r", hub.Member{ID: "u", Info: `{"n":1}`}, 0)
 		// As if Redis had missed a leave: a share of a's that a does not have.
-		a.r.Change(ctx, &cluster.Change{Kind: cluster.Join, App: "app", Channel: "presence-r", Member: hub.Member{ID: "stale"}})
-		a.users.SignIn(ctx, "app", "u")
-		a.counts.Subscribed("app", "presence-r", 1)
+		a.Store.Change(ctx, &cluster.Change{Kind: cluster.Join, App: "app", Channel: "presence-r", Member: hub.Member{ID: "stale"}})
+		a.Users.SignIn(ctx, "app", "u")
+		a.Counts.Subscribed("app", "presence-r", 1)
 		testutil.Eventually(t, redisWait, "the count written", func() bool {
-			n, _ := b.counts.Count(ctx, "app", "presence-r")
+			n, _ := b.Counts.Count(ctx, "app", "presence-r")
 			return n == 1
 		})
-		for _, k := range []string{a.r.usersKey("app"), a.r.channelsKey("app"), a.r.nodeKey("node", a.r.node)} {
-			if err := a.r.rdb.Del(ctx, k).Err(); err != nil { // one key a call: they are on three slots
+		for _, k := range []string{a.Store.usersKey("app"), a.Store.channelsKey("app"), a.Store.nodeKey("node", a.Store.node)} {
+			if err := a.Store.rdb.Del(ctx, k).Err(); err != nil { // one key a call: they are on three slots
 				t.Fatal(err)
 			}
 		}
 		a.Link().Suspect()
 		testutil.Eventually(t, redisWait, "the state written again", func() bool {
-			m, _ := b.presence.Members(ctx, "app", "presence-r")
-			on, _ := b.users.Online(ctx, "app", []string{"u"})
-			n, _ := b.counts.Count(ctx, "app", "presence-r")
+			m, _ := b.Presence.Members(ctx, "app", "presence-r")
+			on, _ := b.Users.Online(ctx, "app", []string{"u"})
+			n, _ := b.Counts.Count(ctx, "app", "presence-r")
 			return slices.Equal(m, []hub.Member{{ID: "u", Info: `{"n":1}`}}) && len(on) == 1 && n == 1
 		})
 	})
@@ -113,10 +113,10 @@ func TestNodeRecordsExpire(t *testing.T) {
 	rs, _ := nodes(t, testutil.MachineRedisURL, 1, 0)
 	a := rs[0]
 	ctx := context.Background()
-	a.presence.Join(ctx, "app", "presence-e", hub.Member{ID: "u"}, 0)
+	a.Presence.Join(ctx, "app", "presence-e", hub.Member{ID: "u"}, 0)
 	testutil.Eventually(t, redisWait, "a ready", func() bool { return a.Ready() == nil })
-	for _, k := range []string{a.r.nodeKey("nodes"), a.r.nodeKey("node-presence", a.r.node)} {
-		ttl, err := a.r.rdb.PTTL(ctx, k).Result()
+	for _, k := range []string{a.Store.nodeKey("nodes"), a.Store.nodeKey("node-presence", a.Store.node)} {
+		ttl, err := a.Store.rdb.PTTL(ctx, k).Result()
 		if err != nil || ttl <= 0 || ttl > cluster.RecordTTL {
 			t.Errorf("%s: expiry %v (err %v), want one within %v", k, ttl, err, cluster.RecordTTL)
 		}

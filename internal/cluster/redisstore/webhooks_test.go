@@ -59,8 +59,8 @@ func TestChannelTransitionsOncePerCluster(t *testing.T) {
 		rs, log := observed(t, url, 2, 0)
 		step := func(node, delta int, want []string) {
 			t.Helper()
-			rs[node].counts.Subscribed("app", "c", delta)
-			rs[node].counts.flush()
+			rs[node].Counts.Subscribed("app", "c", delta)
+			rs[node].Counts.Flush()
 			if got := log(); !slices.Equal(got, want) {
 				t.Fatalf("after node %d %+d: %q, want %q", node, delta, got, want)
 			}
@@ -79,13 +79,13 @@ func TestChannelTransitionsOncePerCluster(t *testing.T) {
 func TestResyncReportsChannelTransitions(t *testing.T) {
 	onBackends(t, func(t *testing.T, url string) {
 		rs, log := observed(t, url, 1, 0)
-		rs[0].counts.Subscribed("app", "c", 1)
-		rs[0].counts.resync()
+		rs[0].Counts.Subscribed("app", "c", 1)
+		rs[0].Counts.Resync()
 		if got, want := log(), []string{"0 occupied c"}; !slices.Equal(got, want) {
 			t.Fatalf("after a resync with a subscriber: %q, want %q", got, want)
 		}
-		rs[0].counts.Subscribed("app", "c", -1)
-		rs[0].counts.resync()
+		rs[0].Counts.Subscribed("app", "c", -1)
+		rs[0].Counts.Resync()
 		if got, want := log(), []string{"0 occupied c", "0 vacated c"}; !slices.Equal(got, want) {
 			t.Fatalf("after a resync without: %q, want %q", got, want)
 		}
@@ -98,15 +98,15 @@ func TestDeadNodeTransitionsReportedOnce(t *testing.T) {
 	onBackends(t, func(t *testing.T, url string) {
 		rs, log := observed(t, url, 3, 900*time.Millisecond)
 		dead := rs[2]
-		rs[0].counts.Subscribed("app", "shared", 1)
-		dead.counts.Subscribed("app", "shared", 1)
-		dead.counts.Subscribed("app", "solo", 1)
-		rs[0].counts.flush()
-		dead.counts.flush()
-		dead.presence.Join(t.Context(), "app", "presence-z", hub.Member{ID: "ghost"}, 100)
+		rs[0].Counts.Subscribed("app", "shared", 1)
+		dead.Counts.Subscribed("app", "shared", 1)
+		dead.Counts.Subscribed("app", "solo", 1)
+		rs[0].Counts.Flush()
+		dead.Counts.Flush()
+		dead.Presence.Join(t.Context(), "app", "presence-z", hub.Member{ID: "ghost"}, 100)
 		dead.Halt() // no goodbye: the heartbeat just expires
 		testutil.Eventually(t, redisWait, "the dead node reaped", func() bool {
-			gone, _ := rs[0].r.rdb.SIsMember(t.Context(), rs[0].r.nodeKey("nodes"), dead.r.node).Result()
+			gone, _ := rs[0].Store.rdb.SIsMember(t.Context(), rs[0].Store.nodeKey("nodes"), dead.Store.node).Result()
 			return !gone && len(log()) >= 4
 		})
 		got := log()
