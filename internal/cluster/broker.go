@@ -105,6 +105,9 @@ func (n *Node) publishLoop() {
 		for len(batch) < cap(batch) && len(n.outbox) > 0 {
 			batch = append(batch, <-n.outbox)
 		}
+		if !n.awaitSubscribers() {
+			return
+		}
 		for !n.store.Write(batch) {
 			if !Sleep(n.ctx, 250*time.Millisecond) || !n.awaitSubscribers() {
 				return

@@ -20,6 +20,8 @@ func FuzzUnseal(f *testing.F) {
 		for _, node := range []string{"1", "2"} {
 			b, _ := json.Marshal(Envelope{Node: node, Msg: m})
 			f.Add(b)
+			b, _ = json.Marshal(Envelope{Node: node, Seq: 7, Msg: m})
+			f.Add(b)
 		}
 	}
 	f.Add([]byte(`{"n":"2","m":null}`))

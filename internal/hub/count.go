@@ -14,6 +14,16 @@ const (
 	countEvery = 5 * time.Second
 )
 
+// countSettle is how long after its last change to a channel's
+// subscriptions a node with a shared Counts store reads the count again
+// and publishes it. Two nodes that change a channel at once each read the
+// store before the other's change is written (a cluster writes its changes
+// every 100 ms), so each may publish a count without the other's; the read
+// of the node that changed it last comes after every change is written,
+// so the count every subscriber ends with is the cluster's, at most
+// countSettle and a store round trip after the last change.
+const countSettle = 500 * time.Millisecond
+
 // countState throttles a channel's subscription_count events; guarded by
 // Channel.mu.
 type countState struct {
@@ -21,11 +31,38 @@ type countState struct {
 	pending bool // a count is due later (the throttle)
 	reading bool // a count is being read from the store
 	again   bool // the count changed while it was read: read it again
+	settle  *time.Timer
 }
 
 // CountChanged sends ch's new subscription count to its subscribers, now or,
-// on a busy channel, when the throttle allows.
+// on a busy channel, when the throttle allows, and with a shared store
+// again once the count has settled (countSettle).
 func (h *Hub) CountChanged(ch *Channel) {
+	if h.countDue(ch) {
+		h.publishCount(ch)
+	}
+	if !h.localCounts {
+		h.settleLater(ch)
+	}
+}
+
+// settleLater has the count read and sent again countSettle after the last
+// change.
+func (h *Hub) settleLater(ch *Channel) {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	c := &ch.extra().counts
+	if c.settle != nil {
+		c.settle.Reset(countSettle)
+		return
+	}
+	c.settle = time.AfterFunc(countSettle, func() { h.settled(ch) })
+}
+
+func (h *Hub) settled(ch *Channel) {
+	ch.mu.Lock()
+	ch.extra().counts.settle = nil
+	ch.mu.Unlock()
 	if h.countDue(ch) {
 		h.publishCount(ch)
 	}

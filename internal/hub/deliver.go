@@ -38,7 +38,9 @@ func (h *Hub) Deliver(m *Message) {
 		return
 	}
 	frame := h.encode(m)
-	h.observe(ch, m, frame)
+	if !h.observe(ch, m, frame) {
+		return
+	}
 	except := h.localSeq(m.Except)
 	h.post(ch, Delivery{Channel: ch, Frame: NewFrame(frame, h.compress), Except: except})
 }

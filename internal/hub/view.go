@@ -46,19 +46,28 @@ type cached struct {
 	expires time.Time
 }
 
-func (v *view) apply(c change) {
+// apply notes c in the view and reports whether it is news to the node's
+// subscribers: a member_added of a member they know with the same info, or
+// a member_removed of one they do not know, is not (after an outage one
+// change can arrive twice: through Reconcile and as the event the member's
+// node queued meanwhile). Before the view is known every change is news.
+func (v *view) apply(c change) bool {
 	if v.round != nil {
 		v.round[c.m.ID] = true
 	}
-	switch {
-	case !v.known && len(v.early) < maxEarly:
-		v.early = append(v.early, c)
-	case !v.known:
-	case c.add:
-		v.members[c.m.ID] = c.m.Info
-	default:
-		delete(v.members, c.m.ID)
+	if !v.known {
+		if len(v.early) < maxEarly {
+			v.early = append(v.early, c)
+		}
+		return true
 	}
+	info, had := v.members[c.m.ID]
+	if !c.add {
+		delete(v.members, c.m.ID)
+		return had
+	}
+	v.members[c.m.ID] = c.m.Info
+	return !had || info != c.m.Info
 }
 
 // learn makes sure this node knows ch's members (a presence channel) and
@@ -133,20 +142,22 @@ func (h *Hub) Prepare(ch *Channel, shard int, done func()) {
 }
 
 // observe notes what an event delivered on ch changes in this node's view
-// of it.
-func (h *Hub) observe(ch *Channel, m *Message, frame []byte) {
+// of it, and reports whether the event is to be delivered: a member event
+// that changes nothing the subscribers were told is not (see view.apply).
+func (h *Hub) observe(ch *Channel, m *Message, frame []byte) bool {
 	switch {
 	case ch.kind().IsPresence() && (m.Event == pusher.EventMemberAdded || m.Event == pusher.EventMemberRemoved):
 		if member, ok := memberOf(m.Data); ok {
 			ch.mu.Lock()
-			ch.extra().presence().apply(change{m: member, add: m.Event == pusher.EventMemberAdded})
-			ch.mu.Unlock()
+			defer ch.mu.Unlock()
+			return ch.extra().presence().apply(change{m: member, add: m.Event == pusher.EventMemberAdded})
 		}
 	case ch.kind().IsCache() && cacheable(m):
 		ch.mu.Lock()
 		*ch.extra().last() = cached{known: true, frame: frame, expires: h.now().Add(CacheTTL)}
 		ch.mu.Unlock()
 	}
+	return true
 }
 
 // Joined is what a new subscriber is told with subscription_succeeded.

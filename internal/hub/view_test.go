@@ -163,3 +163,35 @@ func TestStoreElsewhereIsCalledOffTheLoop(t *testing.T) {
 		}
 	})
 }
+
+// TestMemberAnnouncedOnce: after an outage a member can reach a node twice,
+// once through Reconcile and once as the member_added its own node queued
+// while the store was away; the node's subscribers hear it once. A
+// member_removed for a member they were never told of is not passed on
+// either.
+func TestMemberAnnouncedOnce(t *testing.T) {
+	h := newTestHub(1)
+	p := h.presence.(*MemoryPresence)
+	ch := h.Acquire("app", "presence-x")
+	s := newSub(9)
+	if err := join(h, ch, "me", 0); err != nil {
+		t.Fatal(err)
+	}
+	h.AttachNew(ch, 0, s, &Member{ID: "me"})
+	frames(s)
+	ctx := context.Background()
+	p.Join(ctx, "app", "presence-x", Member{ID: "pc"}, 0)
+	h.Reconcile(ctx, false)
+	h.Deliver(MemberAdded("app", "presence-x", Member{ID: "pc"}, ""))
+	h.Deliver(MemberRemoved("app", "presence-x", "never"))
+	if got := frames(s); !slices.Equal(got, []string{`pusher_internal:member_added:{"user_id":"pc"}`}) {
+		t.Fatalf("the subscriber got %q, want one member_added of pc", got)
+	}
+	h.Deliver(MemberAdded("app", "presence-x", Member{ID: "pc", Info: `{"v":2}`}, ""))
+	h.Deliver(MemberRemoved("app", "presence-x", "pc"))
+	h.Deliver(MemberRemoved("app", "presence-x", "pc"))
+	want := []string{`pusher_internal:member_added:{"user_id":"pc","user_info":{"v":2}}`, `pusher_internal:member_removed:{"user_id":"pc"}`}
+	if got := frames(s); !slices.Equal(got, want) {
+		t.Fatalf("the subscriber got %q, want %q (new info is news; a second removal is not)", got, want)
+	}
+}

@@ -93,11 +93,12 @@ func (r *Redis) Reach() Reach { return redisReach(r.URL(), true) }
 // Reach is how a node joins the private Redis Cluster.
 func (c *RedisCluster) Reach() Reach { return redisReach(c.URL(), true) }
 
+// Reach is how a node joins the private nats-server.
+func (n *NATS) Reach() Reach { return natsReach(n.URL(), true) }
+
 // natsServer is a private nats-server as a Server: Kill loses its store
 // too, so that a restart is as empty as Redis's.
 type natsServer struct{ *NATS }
-
-func (s natsServer) Reach() Reach { return natsReach(s.URL(), true) }
 
 func (s natsServer) Kill() {
 	s.NATS.Kill()

@@ -34,10 +34,12 @@ type Canary struct {
 	sent   []time.Time
 	got    map[int][]time.Time
 	errs   []error
-	strays int // frames on the channel that are not canary events
+	failed map[int]bool // events whose publish failed or was not answered 200
+	strays int          // frames on the channel that are not canary events
 
-	stop chan struct{}
-	wg   sync.WaitGroup
+	stop      chan struct{}
+	published chan struct{} // closed when publishLoop has ended
+	wg        sync.WaitGroup
 }
 
 // StartCanary starts publishing on channel through publish, which gets the
@@ -45,7 +47,8 @@ type Canary struct {
 // signed POST to the HTTP API of some node). sub must already be
 // subscribed to channel.
 func StartCanary(sub *Client, channel string, publish func(data string) error) *Canary {
-	c := &Canary{sub: sub, channel: channel, publish: publish, got: make(map[int][]time.Time), stop: make(chan struct{})}
+	c := &Canary{sub: sub, channel: channel, publish: publish, got: make(map[int][]time.Time), failed: make(map[int]bool),
+		stop: make(chan struct{}), published: make(chan struct{})}
 	sub.Conn.NetConn().SetReadDeadline(time.Time{}) // the Client's reads leave one
 	c.wg.Add(2)
 	go c.publishLoop()
@@ -55,6 +58,7 @@ func StartCanary(sub *Client, channel string, publish func(data string) error) *
 
 func (c *Canary) publishLoop() {
 	defer c.wg.Done()
+	defer close(c.published)
 	tick := time.NewTicker(CanaryEvery)
 	defer tick.Stop()
 	for {
@@ -70,6 +74,7 @@ func (c *Canary) publishLoop() {
 		if err := c.publish(strconv.Itoa(seq)); err != nil {
 			c.mu.Lock()
 			c.errs = append(c.errs, fmt.Errorf("publishing canary event %d: %w", seq, err))
+			c.failed[seq] = true
 			c.mu.Unlock()
 		}
 	}
@@ -129,6 +134,7 @@ func (c *Canary) record(msg []byte, at time.Time) {
 // unusable afterwards.
 func (c *Canary) Stop(settle time.Duration) {
 	close(c.stop)
+	<-c.published // the last event may have been numbered as stop closed
 	Poll(settle, func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -138,11 +144,16 @@ func (c *Canary) Stop(settle time.Duration) {
 	c.wg.Wait()
 }
 
+// lostListed is how many missed events a CanaryReport names.
+const lostListed = 10
+
 // CanaryReport describes the canary events published in one stretch of
 // time.
 type CanaryReport struct {
 	Sent       int           // events published
-	Missed     int           // of those, never received
+	Refused    int           // of those, never received after their publish failed
+	Missed     int           // of those, never received though published
+	Lost       []int         // the first lostListed of the Missed events' numbers
 	Duplicates int           // extra copies received
 	Max, P50   time.Duration // from publishing to the first copy's arrival
 	Errors     []error       // failed publishes and reads (of the whole run)
@@ -150,8 +161,8 @@ type CanaryReport struct {
 }
 
 func (r CanaryReport) String() string {
-	return fmt.Sprintf("%d sent, %d missed, %d duplicates, latency max %v p50 %v, %d errors, %d stray frames",
-		r.Sent, r.Missed, r.Duplicates, r.Max.Round(time.Millisecond), r.P50.Round(time.Millisecond), len(r.Errors), r.Strays)
+	return fmt.Sprintf("%d sent, %d refused, %d missed %v, %d duplicates, latency max %v p50 %v, %d errors, %d stray frames",
+		r.Sent, r.Refused, r.Missed, r.Lost, r.Duplicates, r.Max.Round(time.Millisecond), r.P50.Round(time.Millisecond), len(r.Errors), r.Strays)
 }
 
 // Sent returns how many events have been published so far.
@@ -174,8 +185,15 @@ func (c *Canary) Report(from, to time.Time) CanaryReport {
 		}
 		r.Sent++
 		got := c.got[seq]
-		if len(got) == 0 {
+		switch {
+		case len(got) == 0 && c.failed[seq]:
+			r.Refused++
+			continue
+		case len(got) == 0:
 			r.Missed++
+			if len(r.Lost) < lostListed {
+				r.Lost = append(r.Lost, seq)
+			}
 			continue
 		}
 		r.Duplicates += len(got) - 1

@@ -13,8 +13,8 @@ import (
 )
 
 // fakeChannel is a WebSocket server that sends every event published
-// through publish to its one client, dropping event 2 and sending event 3
-// twice.
+// through publish to its one client, dropping event 2 (answered as
+// published), sending event 3 twice and refusing event 4.
 type fakeChannel struct {
 	conns chan net.Conn
 	conn  net.Conn
@@ -52,8 +52,8 @@ func TestCanaryCountsMissesAndDuplicates(t *testing.T) {
 	Eventually(t, ReadTimeout, "six canary events", func() bool { return c.Sent() >= 6 })
 	c.Stop(CanaryEvery)
 	r := c.Report(time.Time{}, time.Time{})
-	if r.Sent < 6 || r.Missed != 2 || r.Duplicates != 1 || len(r.Errors) != 1 || r.Max <= 0 {
-		t.Fatalf("report %v (errors %v); want event 2 and 4 missed, 3 twice, one publish error", r, r.Errors)
+	if r.Sent < 6 || r.Missed != 1 || r.Refused != 1 || r.Duplicates != 1 || len(r.Errors) != 1 || r.Max <= 0 {
+		t.Fatalf("report %v (errors %v); want event 2 missed, 4 refused, 3 twice, one publish error", r, r.Errors)
 	}
 	if r := c.Report(time.Now(), time.Time{}); r.Sent != 0 {
 		t.Fatalf("report from now on: %v, want nothing sent", r)

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/roostproject/roost/internal/testutil"
@@ -72,16 +71,7 @@ func onBackends(t *testing.T, f func(t *testing.T, b testutil.Backend)) {
 // body starting with prefix.
 func (d *duo) waitReady(status int, prefix string) {
 	d.t.Helper()
-	for _, n := range []*node{d.a, d.b} {
-		var got int
-		var body string
-		if !testutil.Poll(stateChange, func() bool {
-			got, body = n.ready()
-			return got == status && strings.HasPrefix(body, prefix)
-		}) {
-			d.t.Fatalf("GET /ready on %s = %d %q, want %d %q...", n.name, got, body, status, prefix)
-		}
-	}
+	waitNodes(d.t, []*node{d.a, d.b}, status, prefix)
 }
 
 // users returns the sorted member ids of a presence channel, from n's API.

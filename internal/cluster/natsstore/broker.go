@@ -3,13 +3,14 @@ package natsstore
 import (
 	"encoding/base64"
 	"encoding/json"
+	"time"
 
 	"github.com/roostproject/roost/internal/cluster"
 )
 
-// Messages travel on core NATS, one subject per channel. NATS delivers each
-// publish at most once and the node never sends one again, so messages
-// carry no sequence number (docs/cluster.md, "NATS").
+// Messages travel on core NATS, one subject per channel, each numbered
+// among this node's messages so that a receiver drops the copy a resend
+// after an outage may bring (resend.go).
 
 // token turns a name into one subject token and key token: channel names
 // may hold '.', which separates tokens, and user ids anything at all.
@@ -34,6 +35,7 @@ func (n *NATS) subject(app, channel string) string {
 // cache entry before it (what the other nodes read; their messages were
 // handed to NATS before it).
 func (n *NATS) Write(batch []cluster.Outbound) bool {
+	n.resend()
 	for _, o := range batch {
 		n.write(o)
 	}
@@ -52,11 +54,22 @@ func (n *NATS) write(o cluster.Outbound) {
 		subject := "$KV." + n.cfg.Prefix + "_cache." + key(m.App, m.Channel)
 		err = n.nc.PublishRequest(subject, n.acks.reply(), b)
 	default:
-		err = n.nc.Publish(n.subject(m.App, m.Channel), n.host.Load().Seal(o))
+		err = n.writeMessage(o)
 	}
 	if err != nil {
 		n.host.Load().Lost()
 	}
+}
+
+// writeMessage numbers o's message, hands it to NATS and keeps it until
+// NATS has confirmed it (see resend.go).
+func (n *NATS) writeMessage(o cluster.Outbound) error {
+	o.Seq = n.lastSeq.Load() + 1
+	w := written{seq: o.Seq, subject: n.subject(o.Msg.App, o.Msg.Channel), data: n.host.Load().Seal(o)}
+	n.sent.add(w)
+	err := n.nc.Publish(w.subject, w.data)
+	n.lastSeq.Store(w.seq)
+	return err
 }
 
 // Subscribe implements cluster.Store, a batch at a time: one round trip (a
@@ -112,11 +125,15 @@ func (n *NATS) receiveLoop() {
 	}
 }
 
-// receive delivers one message from another node; its own echo, and what
-// no node could have sent, are dropped.
+// receive delivers one message from another node; its own echo, a second
+// copy and what no node could have sent are dropped.
 func (n *NATS) receive(data []byte) {
 	h := n.host.Load()
-	if e := h.Unseal(data); e != nil {
+	switch e := h.Unseal(data); {
+	case e == nil:
+	case e.Seq > 0 && !n.seen.First(e.Node, e.Seq, time.Now()):
+		h.Repeated()
+	default:
 		h.Deliver(e.Msg)
 	}
 }

@@ -35,7 +35,7 @@ func (n *NATS) Beat(ctx context.Context, epoch string) (missing bool, err error)
 	}
 	if err != nil {
 		n.kv.Store(nil) // JetStream may have restarted without them
-		n.guesses.forget()
+		n.lost()
 	}
 	return missing, err
 }

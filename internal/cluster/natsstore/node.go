@@ -25,11 +25,16 @@ type NATS struct {
 	ctx  context.Context
 	link *cluster.Link
 
-	acks     acks
-	in       chan *nats.Msg // every channel subject's messages, for receiveLoop
-	subs     map[string]*nats.Subscription
-	guesses  guesses // the values this node last wrote, to change them in one round trip
-	parallel int     // channels written at once by a count flush (flushParallel)
+	acks      acks
+	in        chan *nats.Msg // every channel subject's messages, for receiveLoop
+	subs      map[string]*nats.Subscription
+	lastSeq   atomic.Uint64 // the number of the last message written; the publish loop writes it
+	sent      unconfirmed   // the messages NATS has not confirmed
+	before    uint64        // the writes the previous confirmation covered; confirm's
+	resendDue atomic.Bool   // an outage was seen: send them again once settled
+	seen      cluster.Seen  // the numbers received from other nodes
+	guesses   guesses       // the values this node last wrote, to change them in one round trip
+	parallel  int           // channels written at once by a count flush (flushParallel)
 }
 
 var _ cluster.Store = (*NATS)(nil)
@@ -44,6 +49,8 @@ func Open(url string) func(cluster.Settings) (cluster.Store, error) {
 
 func open(url string, s cluster.Settings) (*NATS, error) {
 	n := &NATS{in: make(chan *nats.Msg, s.Outbox), subs: make(map[string]*nats.Subscription), parallel: flushParallel}
+	n.sent.max = s.Outbox
+	n.seen.Window = (uint64(s.Outbox) + 63) / 64 * 64
 	nc, err := nats.Connect(url, n.options(s)...)
 	if err != nil {
 		return nil, fmt.Errorf("natsstore: nats url: %w", err)
@@ -72,7 +79,7 @@ func (n *NATS) options(s cluster.Settings) []nats.Option {
 		nats.MaxPingsOutstanding(1),
 		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
 			if h := n.started(); h != nil && !nc.IsClosed() {
-				n.guesses.forget()
+				n.lost()
 				h.Down(err)
 			}
 		}),
@@ -90,6 +97,13 @@ func (n *NATS) suspect() {
 	}
 }
 
+// lost forgets what an outage makes stale (the guesses), and has the
+// messages NATS had not confirmed sent again.
+func (n *NATS) lost() {
+	n.resendDue.Store(true)
+	n.guesses.forget()
+}
+
 // Name implements cluster.Store.
 func (n *NATS) Name() string { return "nats" }
 
@@ -100,6 +114,7 @@ func (n *NATS) Start(h *cluster.Node) {
 	n.host.Store(h)
 	h.Go(n.receiveLoop)
 	h.Every(purgeEvery, n.purgeTombstones)
+	h.Every(confirmEvery, n.confirm)
 }
 
 // Close implements cluster.Store.

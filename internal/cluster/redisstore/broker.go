@@ -14,7 +14,7 @@ import (
 )
 
 // Write implements cluster.Store: one pipeline, the marks answered once it
-// is written. Each message is numbered before its first try (see seen), so
+// is written. Each message is numbered before its first try (see cluster.Seen), so
 // that a copy Redis got from a try that timed out is not delivered again.
 func (r *Redis) Write(batch []cluster.Outbound) bool {
 	for i := range batch {
@@ -122,14 +122,14 @@ func (r *Redis) receive(msg *redis.Message) {
 	if e == nil {
 		return
 	}
-	if e.Seq > 0 && !r.seen.first(r.stream(e.Node, msg.Channel), e.Seq, time.Now()) {
+	if e.Seq > 0 && !r.seen.First(r.stream(e.Node, msg.Channel), e.Seq, time.Now()) {
 		r.n.Repeated()
 		return
 	}
 	r.n.Deliver(e.Msg)
 }
 
-// numbering gives each message its number in its stream (see seen): one
+// numbering gives each message its number in its stream (see cluster.Seen): one
 // counter per node, or per slot on a Redis Cluster. The publish loop owns
 // it.
 type numbering []uint64

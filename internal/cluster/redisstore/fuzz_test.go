@@ -36,7 +36,7 @@ func FuzzReceive(f *testing.F) {
 	f.Cleanup(func() { n.Close() })
 	r := n.Store
 	f.Fuzz(func(t *testing.T, payload string) {
-		got, r.seen = nil, seen{}
+		got, r.seen = nil, cluster.Seen{}
 		r.receive(&redis.Message{Payload: payload})
 		r.receive(&redis.Message{Payload: payload})
 		var e cluster.Envelope

@@ -31,8 +31,8 @@ type Redis struct {
 	sharded  bool
 	kind     redisurl.Kind
 	awaiting awaiting
-	seen     seen     // shared by the receive loops
-	ops      chan *op // presence and user changes, for opsLoop
+	seen     cluster.Seen // shared by the receive loops
+	ops      chan *op     // presence and user changes, for opsLoop
 	seqs     numbering
 }
 

@@ -1,0 +1,90 @@
+package hub
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// farCounts is a Counts store elsewhere whose totals the test sets, as
+// another node's flush would.
+type farCounts struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *farCounts) Subscribed(app, channel string, delta int) {}
+
+func (c *farCounts) Count(context.Context, string, string) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n, nil
+}
+
+func (c *farCounts) Channels(context.Context, string, string) (map[string]int, error) {
+	return nil, nil
+}
+
+func (c *farCounts) set(n int) {
+	c.mu.Lock()
+	c.n = n
+	c.mu.Unlock()
+}
+
+// lockedBroker records what a hub publishes from any goroutine.
+type lockedBroker struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (b *lockedBroker) Publish(m *Message) error {
+	b.mu.Lock()
+	b.msgs = append(b.msgs, m.Data)
+	b.mu.Unlock()
+	return nil
+}
+func (b *lockedBroker) Subscribe(_, _ string, ready func()) { ready() }
+func (b *lockedBroker) Unsubscribe(_, _ string)             {}
+
+func (b *lockedBroker) take() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := b.msgs
+	b.msgs = nil
+	return out
+}
+
+// TestCountSettlesAfterTheLastChange: two nodes subscribe a few
+// milliseconds apart and each reads the store before the other's change is
+// written, so each first publishes 1. The node reads the count again
+// countSettle after its last change and publishes what the store holds
+// then: the 2 follows without any further change.
+func TestCountSettlesAfterTheLastChange(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newTestHub(1)
+		far := &farCounts{n: 1}
+		h.SetState(State{Counts: far})
+		b := &lockedBroker{}
+		h.SetBroker(b)
+		ch := h.Acquire("app", "news")
+		h.CountChanged(ch)
+		synctest.Wait()
+		if got := b.take(); !slices.Equal(got, []string{`{"subscription_count":1}`}) {
+			t.Fatalf("published %q at the change, want the count of 1", got)
+		}
+		far.set(2) // the other node's flush lands
+		time.Sleep(countSettle)
+		synctest.Wait()
+		if got := b.take(); !slices.Equal(got, []string{`{"subscription_count":2}`}) {
+			t.Fatalf("published %q %v after the change, want the settled count of 2", got, countSettle)
+		}
+		time.Sleep(10 * countSettle)
+		synctest.Wait()
+		if got := b.take(); len(got) != 0 {
+			t.Fatalf("published %q once settled, want nothing more", got)
+		}
+	})
+}
