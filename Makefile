@@ -10,7 +10,7 @@ ROOST_E2E_BIN := $(CURDIR)/e2e/.tmp/roost
 # The hidden lockfile npm ci writes; older than package-lock.json means stale.
 E2E_DEPS := e2e/node_modules/.package-lock.json
 
-.PHONY: run build test unit e2e e2e-deps fuzz-short static release release-check
+.PHONY: run build test unit chaos e2e e2e-deps fuzz-short static release release-check
 
 # Release stamps, read by `roost version` (see docs/release.md). VERSION is
 # x.y.z without a "v"; empty keeps the source's development version.
@@ -64,11 +64,23 @@ release-check:
 	$(GO) test -count=1 -tags release -run '^TestRelease' ./cmd/roost -args \
 	  -dist '$(abspath $(DIST))' -version '$(VERSION)' -platforms '$(PLATFORMS)'
 
-## test: Go tests with -race, then the e2e suite.
-test: e2e-deps unit e2e
+## test: Go tests with -race, the randomized cluster checker, then the e2e
+## suite.
+test: e2e-deps unit chaos e2e
 
+## unit: Go tests with -race, all but the randomized checker (make chaos).
 unit:
-	$(GO) test -race ./...
+	$(GO) test -race $$($(GO) list ./... | grep -v /test/chaos$$)
+
+## chaos: the randomized cluster checker (test/chaos, docs/cluster.md) on a
+## private Redis, Redis Cluster and NATS, for DURATION each with every
+## fault; SEED= replays a schedule it printed, BACKEND= runs one backend.
+SEED     ?=
+DURATION ?= 1m
+BACKEND  ?=
+chaos:
+	CHAOS_SEED=$(SEED) CHAOS_DURATION=$(DURATION) CHAOS_BACKEND=$(BACKEND) \
+	  $(GO) test -race -count=1 -timeout 0 -v -run '^TestChaos' ./test/chaos
 
 ## e2e: the real-client suite against both transports, over ws:// and then
 ## over wss:// (builds roost first), then its cluster suites again over NATS

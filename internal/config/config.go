@@ -55,11 +55,11 @@ type Config struct {
 	GCPercent int `yaml:"gc_percent" env:"ROOST_GC_PERCENT" default:"50" check:"min=10,max=1000" help:"Go GC target in percent, like GOGC (which wins when set): lower keeps idle RSS closer to the live heap"`
 
 	// Limits caps what one client or request may cost.
-	Limits Limits `yaml:"limits" help:"what one client or request may cost"`
+	Limits Limits `yaml:"limits" help:"what one client or request may cost; read at start: a change needs a restart (SIGHUP applies the apps' own limits, not these)"`
 
 	// Apps are the Pusher apps this server serves. Zero value (an empty
 	// list) means one development app; see Default.
-	Apps []App `yaml:"apps" help:"Pusher apps; without any, one development app whose secret is public (id app-id, key app-key, secret app-secret). ROOST_APP_* variables define one app that replaces these"`
+	Apps []App `yaml:"apps" help:"Pusher apps; without any, one development app whose secret is public (id app-id, key app-key, secret app-secret). ROOST_APP_* variables define one app that replaces these. SIGHUP applies a change to the apps without a restart"`
 
 	// Webhooks tunes the timing, batching and retries of every app's
 	// webhooks; the URLs are per app (apps[].webhooks).

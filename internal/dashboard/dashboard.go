@@ -49,6 +49,9 @@ type Config struct {
 	API http.Handler
 	// Snapshot fills the node's counters, as for /metrics.
 	Snapshot func(*metrics.Snapshot)
+	// Loaded says when the configuration was last applied; nil means
+	// unknown, and the overview does not say.
+	Loaded func() metrics.ConfigLoad
 	// Node names this node (its socket_id prefix).
 	Node   string
 	Logger *slog.Logger

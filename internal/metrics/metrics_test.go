@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/roostproject/roost/internal/connstats"
 )
@@ -41,6 +42,7 @@ func fakeSource(s *Snapshot) {
 	s.Refused = []Refusal{{"connections", 1}, {"origin", 1}}
 	s.MaxConnections = 960
 	s.HandshakeTimeouts = 8
+	s.Config = ConfigLoad{LastSuccess: time.Unix(1700000000, 500_000_000), Failed: true}
 	s.Webhooks = []Webhook{{App: "a", Sent: 8, FailedAttempts: 3, Retried: 2, Queued: 1,
 		Dropped: map[string]int64{"queue_full": 4}, Buckets: map[float64]uint64{0.1: 5, 1: 11}, Requests: 11, Seconds: 2.5}}
 }
@@ -65,6 +67,9 @@ func TestNames(t *testing.T) {
 		"roost_handshakes_refused_total": "counter",
 		"roost_connections_limit":        "gauge",
 		"roost_handshake_timeouts_total": "counter",
+
+		"roost_config_last_reload_successful":                "gauge",
+		"roost_config_last_reload_success_timestamp_seconds": "gauge",
 
 		"roost_webhook_sent_total":            "counter",
 		"roost_webhook_failed_attempts_total": "counter",
@@ -124,6 +129,8 @@ func TestValues(t *testing.T) {
 		`roost_handshakes_refused_total{reason="origin"} 1`,
 		`roost_connections_limit 960`,
 		`roost_handshake_timeouts_total 8`,
+		`roost_config_last_reload_successful 0`,
+		`roost_config_last_reload_success_timestamp_seconds 1.7000000005e+09`,
 		`roost_webhook_sent_total{app="a"} 8`,
 		`roost_webhook_failed_attempts_total{app="a"} 3`,
 		`roost_webhook_retried_total{app="a"} 2`,

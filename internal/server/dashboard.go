@@ -28,7 +28,7 @@ func (s *Server) mountDashboard(mux *http.ServeMux, api http.Handler) {
 	}
 	cfg := dashboard.Config{
 		Token: s.cfg.Admin.Token, Open: s.cfg.Admin.Token == "" && s.dashboardOpen(),
-		Settings: s.cfg.Dashboard, Hub: s.hub, Apps: s.apps, API: api, Snapshot: s.snapshot,
+		Settings: s.cfg.Dashboard, Hub: s.hub, Apps: s.apps, API: api, Snapshot: s.snapshot, Loaded: s.loaded.get,
 		Node: strconv.FormatUint(s.hub.Node(), 10), Logger: s.log,
 	}
 	if s.cluster != nil {

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -63,6 +64,8 @@ type Server struct {
 	metrics   *http.Server    // serves metrics.addr; nil when /metrics is on addr
 	metricLn  net.Listener    // metrics.addr once bound
 	timeouts  atomic.Int64    // connections closed by the handshake timeout
+	loaded    loadStatus      // when the configuration was last applied (reload.go)
+	reloading sync.Mutex      // held by Reload: one applies at a time
 
 	// limitedLog writes each message at most once a second, with the
 	// count (ratelog): for refusals, net/http's errors and the transports,
@@ -76,6 +79,7 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: &cfg, log: log, gate: newGate(cfg.Limits)}
+	s.loaded.succeeded(time.Now())
 	s.limitedLog = slog.New(ratelog.New(log.Handler(), time.Second))
 	loops, err := loopCount(s.cfg, netpoll.Supported)
 	if err != nil {

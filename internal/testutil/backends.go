@@ -60,9 +60,10 @@ const MachineRedisURL = "redis://127.0.0.1:6379"
 var RedisBackends = []Backend{redisRow, redisClusterRow, sentinelRow}
 
 // Backends is the table the real-process cluster tests run on: the
-// machine's Redis, a private Redis Cluster of three primaries, and the
-// machine's NATS with JetStream (each row with a private server of its
-// kind for the restart tests).
+// machine's Redis, a private Redis Cluster of three primaries, and a
+// private NATS with JetStream (each row with a private server of its kind
+// for the restart tests). The NATS is private rather than the machine's so
+// that no test depends on a fixed address or leaves buckets behind.
 var Backends = []Backend{redisRow, redisClusterRow, natsRow}
 
 var (
@@ -74,7 +75,7 @@ var (
 	sentinelRow = Backend{Name: "sentinel",
 		Start: func(t testing.TB) Reach { return redisReach(StartSentinel(t).URL(), true) }}
 	natsRow = Backend{Name: "nats",
-		Start:  func(t testing.TB) Reach { return natsReach(NeedsMachineNATS(t), false) },
+		Start:  func(t testing.TB) Reach { return natsReach(StartNATS(t).URL(), true) },
 		Server: func(t testing.TB) Server { return natsServer{StartNATS(t)} }}
 )
 

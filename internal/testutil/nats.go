@@ -2,10 +2,12 @@ package testutil
 
 import (
 	"bufio"
+	"cmp"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,8 +17,9 @@ import (
 )
 
 // MachineNATSURL is the NATS server with JetStream every machine here runs,
-// shared by tests that keep apart by their subject and bucket prefixes.
-const MachineNATSURL = "nats://127.0.0.1:4222"
+// shared by tests that keep apart by their subject and bucket prefixes;
+// $NATS_URL (the variable the NATS tools read) names another.
+var MachineNATSURL = cmp.Or(os.Getenv("NATS_URL"), "nats://127.0.0.1:4222")
 
 // natsStart bounds how long a nats-server may take to answer with
 // JetStream on.
@@ -32,7 +35,7 @@ func NATSFlags(url, prefix string) []string {
 // with JetStream enabled, and returns its URL.
 func NeedsMachineNATS(t testing.TB) string {
 	t.Helper()
-	if ok, why := natsJetStream("127.0.0.1:4222"); !ok {
+	if ok, why := natsJetStream(strings.TrimPrefix(MachineNATSURL, "nats://")); !ok {
 		Needs(t, "no NATS with JetStream at %s (%s); the NATS cluster tests need it", MachineNATSURL, why)
 	}
 	return MachineNATSURL
@@ -84,7 +87,7 @@ func StartNATS(t testing.TB) *NATS {
 		}
 		bin = "/usr/sbin/nats-server"
 	}
-	n := &NATS{t: t, bin: bin, dir: t.TempDir(), port: freePort(t)}
+	n := &NATS{t: t, bin: bin, dir: t.TempDir(), port: anyPort}
 	n.Start()
 	t.Cleanup(n.Kill)
 	return n
@@ -93,13 +96,25 @@ func StartNATS(t testing.TB) *NATS {
 // URL is the nats:// URL of the server.
 func (n *NATS) URL() string { return "nats://" + n.addr() }
 
+// Addr is the server's host:port.
+func (n *NATS) Addr() string { return n.addr() }
+
 func (n *NATS) addr() string { return "127.0.0.1:" + strconv.Itoa(n.port) }
+
+// anyPort is nats-server's port -1: the kernel picks a free one, and the
+// server logs which (natsListening), so no other process can take it first.
+const anyPort = -1
+
+// natsListening is the line in which nats-server names its client port.
+var natsListening = regexp.MustCompile(`Listening for client connections on 127\.0\.0\.1:(\d+)`)
 
 // Start runs nats-server on its port with JetStream on its store (what it
 // kept before, if anything) and waits until it greets a client with
-// JetStream on.
+// JetStream on. The first Start lets the kernel pick the port; the later
+// ones reuse it, as a restarted server would.
 func (n *NATS) Start() {
 	n.t.Helper()
+	from := n.log.Len()
 	cmd := exec.Command(n.bin, "-a", "127.0.0.1", "-p", strconv.Itoa(n.port), "-js", "-sd", n.store())
 	cmd.Stdout, cmd.Stderr = &n.log, &n.log
 	if err := cmd.Start(); err != nil {
@@ -108,10 +123,26 @@ func (n *NATS) Start() {
 	n.mu.Lock()
 	n.cmd = cmd
 	n.mu.Unlock()
+	if n.port == anyPort {
+		n.port = n.boundPort(from)
+	}
 	Eventually(n.t, natsStart, "nats-server with JetStream on "+n.addr(), func() bool {
 		ok, _ := natsJetStream(n.addr())
 		return ok
 	})
+}
+
+// boundPort waits until the log, from offset from on, names the port the
+// server listens on.
+func (n *NATS) boundPort(from int) int {
+	n.t.Helper()
+	var m []string
+	Eventually(n.t, natsStart, "nats-server naming its port", func() bool {
+		m = natsListening.FindStringSubmatch(n.log.String()[from:])
+		return m != nil
+	})
+	port, _ := strconv.Atoi(m[1])
+	return port
 }
 
 func (n *NATS) store() string { return filepath.Join(n.dir, "store") }

@@ -45,7 +45,7 @@ func StartRedisCluster(t testing.TB, primaries, replicas int) *RedisCluster {
 	for i := range primaries * (1 + replicas) {
 		// The bus port is free too: by default it is the port + 10000,
 		// which a port above 55535 cannot have.
-		n := startRedis(t, bin, append(args, "--cluster-port", strconv.Itoa(freePort(t)))...)
+		n := startRedisConf(t, bin, "", true, args...)
 		if i < primaries {
 			c.Primaries = append(c.Primaries, n)
 		} else {

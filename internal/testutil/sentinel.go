@@ -44,7 +44,7 @@ func StartSentinel(t testing.TB) *Sentinel {
 	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s.sentinel = startRedisConf(t, bin, conf, "--sentinel")
+	s.sentinel = startRedisConf(t, bin, conf, false, "--sentinel")
 	Eventually(t, clusterWait, "the sentinel knowing the replica, in sync", func() bool {
 		out, _ := s.sentinel.Cli("SENTINEL", "REPLICAS", SentinelMaster)
 		return strings.Contains(out, strconv.Itoa(s.Replica.port)) && !strings.Contains(out, "s_down") &&

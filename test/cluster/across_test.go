@@ -18,7 +18,7 @@ import (
 
 // The cluster behaviours every backend must show alike, run on each row
 // of testutil.Backends: the machine's Redis, a private Redis Cluster of
-// three primaries, the machine's NATS with JetStream.
+// three primaries, a private NATS with JetStream.
 
 // forgetPrefix removes, when the test ends, what the nodes left under
 // prefix on a shared backend (the machine's Redis or NATS); a private one

@@ -15,8 +15,8 @@
 //
 // The behaviours every backend must show alike run from one table of
 // backends (testutil.Backends): the machine's Redis, a private Redis
-// Cluster of three primaries, and the machine's NATS with JetStream at
-// 127.0.0.1:4222, each test under a prefix of its own. They are
+// Cluster of three primaries, and a private NATS with JetStream on a port
+// the kernel picks, each test under a prefix of its own. They are
 // TestSubscribeThenPublish, TestPresenceAcrossNodes, TestKilledNodeIsReaped
 // (a roost node killed with SIGKILL) and TestBackendRestart (a private
 // server of each kind killed and started again, empty). The tests that

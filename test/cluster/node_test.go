@@ -1,23 +1,17 @@
 package cluster
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/roostproject/roost/internal/auth"
 	"github.com/roostproject/roost/internal/testutil"
 )
 
@@ -28,113 +22,37 @@ const (
 	appSecret = "secret-1"
 )
 
-// nodeStart bounds how long a node may take to print its "serving on" line.
-const nodeStart = 20 * time.Second
-
-var servingRE = regexp.MustCompile(`serving on (http://[^\s]+)`)
-
-// buildRoost returns the roost binary under test: $ROOST_BIN if set (as in
-// the e2e suite, so `make` can build once), else ./cmd/roost built into a
-// temporary directory; the Go build cache makes every build after the first
-// one cheap.
-func buildRoost(t *testing.T) string {
-	t.Helper()
-	if bin := os.Getenv("ROOST_BIN"); bin != "" {
-		return bin
-	}
-	bin := filepath.Join(t.TempDir(), "roost")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/roostproject/roost/cmd/roost")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/roost: %v\n%s", err, out)
-	}
-	return bin
-}
+// buildRoost returns the roost binary under test (testutil.RoostBinary).
+func buildRoost(t *testing.T) string { return testutil.RoostBinary(t) }
 
 // node is one `roost serve` process of the cluster under test.
 type node struct {
+	*testutil.Roost
 	t    *testing.T
 	name string
 	url  string // http://127.0.0.1:port
-	cmd  *exec.Cmd
-	http *http.Client
-
-	stderr testutil.SyncBuffer
+	rest testutil.API
 }
 
 // startNode runs roost with one app, joined to the backend that r reaches
 // under prefix, and waits until it serves. It is killed when the test ends.
 func startNode(t *testing.T, bin, name string, r testutil.Reach, prefix string) *node {
 	t.Helper()
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "roost.yaml")
+	cfg := filepath.Join(t.TempDir(), "roost.yaml")
 	yaml := fmt.Sprintf("apps:\n  - { id: %q, key: %q, secret: %q, client_events: true }\n", appID, appKey, appSecret)
 	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	n := &node{t: t, name: name, http: &http.Client{Timeout: 10 * time.Second}}
-	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--config", cfg}, r.NodeFlags(prefix)...)
-	n.cmd = exec.Command(bin, args...)
-	n.cmd.Env = withoutRoostVars(os.Environ())
-	n.cmd.Stderr = &n.stderr
-	stdout, err := n.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := n.cmd.Start(); err != nil {
-		t.Fatalf("starting %s: %v", name, err)
-	}
-	t.Cleanup(n.stop)
-	n.url = n.awaitServing(stdout)
-	return n
-}
-
-// withoutRoostVars drops ROOST_* variables: roost reads them as settings,
-// and only the flags and the config file may decide how a node behaves.
-func withoutRoostVars(env []string) []string {
-	var out []string
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, "ROOST_") {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
-// awaitServing reads stdout until the "serving on" line and returns its URL;
-// the rest of stdout is drained so the node never blocks on it.
-func (n *node) awaitServing(stdout io.Reader) string {
-	n.t.Helper()
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if m := servingRE.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
-			}
-		}
-		close(found)
-	}()
-	select {
-	case u, ok := <-found:
-		if ok {
-			return u
-		}
-	case <-time.After(nodeStart):
-	}
-	n.t.Fatalf("%s printed no \"serving on\" line\n%s", n.name, n.logs())
-	return ""
+	p := testutil.StartRoost(t, bin, name, append([]string{"--config", cfg}, r.NodeFlags(prefix)...)...)
+	return &node{Roost: p, t: t, name: name, url: p.URL,
+		rest: testutil.API{ID: appID, Key: appKey, Secret: appSecret, HTTP: &http.Client{Timeout: 10 * time.Second}}}
 }
 
 // stop kills the node and reaps it.
-func (n *node) stop() {
-	n.cmd.Process.Kill()
-	n.cmd.Wait()
-}
+func (n *node) stop() { n.Kill() }
 
 // logs returns the node's stderr, labelled, for failure messages.
-func (n *node) logs() string {
-	return fmt.Sprintf("--- %s %s stderr ---\n%s", n.name, n.url, n.stderr.String())
-}
+func (n *node) logs() string { return n.Logs() }
 
 // wsURL is the Pusher WebSocket endpoint of the node's app.
 func (n *node) wsURL() string {
@@ -143,7 +61,7 @@ func (n *node) wsURL() string {
 
 // ready returns the status and body of GET /ready.
 func (n *node) ready() (int, string) {
-	res, err := n.http.Get(n.url + "/ready")
+	res, err := n.rest.HTTP.Get(n.url + "/ready")
 	if err != nil {
 		return 0, err.Error()
 	}
@@ -166,22 +84,7 @@ func (n *node) api(method, path string, query url.Values, body []byte) (int, str
 // request is api for any goroutine: it returns what fails instead of
 // failing the test.
 func (n *node) request(method, path string, query url.Values, body []byte) (int, string, error) {
-	full := "/apps/" + appID + path
-	q := auth.SignRequest(method, full, query, body, appKey, appSecret, time.Now())
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, n.url+full+"?"+q.Encode(), bytes.NewReader(body))
-	if err != nil {
-		return 0, "", err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := n.http.Do(req)
-	if err != nil {
-		return 0, "", err
-	}
-	defer res.Body.Close()
-	out, _ := io.ReadAll(res.Body)
-	return res.StatusCode, string(out), nil
+	return n.rest.Do(n.url, method, path, query, body)
 }
 
 // trigger publishes event on channel through the node's HTTP API.

