@@ -69,7 +69,7 @@ release-check:
 test: e2e-deps unit chaos e2e
 
 ## unit: Go tests with -race, all but the randomized checker (make chaos).
-unit:
+unit: pebble
 	$(GO) test -race $$($(GO) list ./... | grep -v /test/chaos$$)
 
 ## chaos: the randomized cluster checker (test/chaos, docs/cluster.md) on a
@@ -112,12 +112,16 @@ fuzz-short:
 # `make lint` installs them into .tools/ through the Go module proxy.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOIMPORTS   := golang.org/x/tools/cmd/goimports@v0.52.0
+# Pebble, a private ACME server, and its DNS server, for the ACME tests
+# (testutil.Pebble finds them in .tools).
+PEBBLE      := github.com/letsencrypt/pebble/v2/cmd/pebble@v2.10.3
+CHALLTESTSRV := github.com/letsencrypt/pebble/v2/cmd/pebble-challtestsrv@v2.10.3
 TOOLS       := $(CURDIR)/.tools
 GOFILES      = $(shell find . -name '*.go' -not -path './.*' -not -path '*/node_modules/*')
 # The platforms besides Linux that every change must build for.
 CROSS := darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 freebsd/amd64 freebsd/arm64
 
-.PHONY: lint cross tools
+.PHONY: lint cross tools pebble
 
 ## lint: go.mod tidy, gofmt and goimports clean, go vet (for Linux and for
 ## darwin, test files included) and staticcheck: CI fails on any finding.
@@ -141,3 +145,8 @@ cross:
 tools:
 	GOBIN=$(TOOLS) $(GO) install $(STATICCHECK)
 	GOBIN=$(TOOLS) $(GO) install $(GOIMPORTS)
+
+## pebble: install the pinned Pebble and pebble-challtestsrv into .tools/.
+pebble:
+	GOBIN=$(TOOLS) $(GO) install $(PEBBLE)
+	GOBIN=$(TOOLS) $(GO) install $(CHALLTESTSRV)

@@ -124,7 +124,7 @@ func start(cfg config.Config, reload func() (config.Config, error), stdout, stde
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	onHangup(ctx, func() { reloadConfig(srv, reload) }) // before the banner, which says the node is up
+	onHangup(ctx, func() { reloadConfig(srv, reload) }, func() { reloadCertificates(srv) }) // before the banner, which says the node is up
 	banner(stdout, &cfg, srv, ln.Addr().String())
 	if err := srv.Serve(ctx, ln); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(stderr, "roost:", err)

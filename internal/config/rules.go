@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/roostproject/roost/internal/realip"
 	"github.com/roostproject/roost/internal/redisurl"
 )
 
@@ -49,6 +50,12 @@ var ruleMakers = map[string]func(arg string) (rule, error){
 	"nats_prefix": noArg(natsPrefix),
 
 	"webhook_events": noArg(webhookEvents),
+
+	"cidrs": noArg(func(v any) error {
+		_, err := realip.ParseTrust(v.([]string))
+		return err
+	}),
+	"forwarded_header": noArg(oneOf("x-forwarded-for", "forwarded")),
 }
 
 // noArg makes a rule that takes no argument.

@@ -43,7 +43,7 @@ func fakeSource(s *Snapshot) {
 	s.MaxConnections = 960
 	s.HandshakeTimeouts = 8
 	s.Config = ConfigLoad{LastSuccess: time.Unix(1700000000, 500_000_000), Failed: true}
-	s.Webhooks = []Webhook{{App: "a", Sent: 8, FailedAttempts: 3, Retried: 2, Queued: 1,
+	s.Webhooks = []Webhook{{App: "a", Sent: 8, FailedAttempts: 3, Retried: 2, Queued: 1, OldestSeconds: 1.5,
 		Dropped: map[string]int64{"queue_full": 4}, Buckets: map[float64]uint64{0.1: 5, 1: 11}, Requests: 11, Seconds: 2.5}}
 }
 
@@ -71,12 +71,13 @@ func TestNames(t *testing.T) {
 		"roost_config_last_reload_successful":                "gauge",
 		"roost_config_last_reload_success_timestamp_seconds": "gauge",
 
-		"roost_webhook_sent_total":            "counter",
-		"roost_webhook_failed_attempts_total": "counter",
-		"roost_webhook_retried_total":         "counter",
-		"roost_webhook_dropped_total":         "counter",
-		"roost_webhook_queue_depth":           "gauge",
-		"roost_webhook_send_seconds":          "histogram",
+		"roost_webhook_sent_total":               "counter",
+		"roost_webhook_failed_attempts_total":    "counter",
+		"roost_webhook_retried_total":            "counter",
+		"roost_webhook_dropped_total":            "counter",
+		"roost_webhook_queue_depth":              "gauge",
+		"roost_webhook_oldest_event_age_seconds": "gauge",
+		"roost_webhook_send_seconds":             "histogram",
 	}
 	got := types(scrape(t, SourceFunc(fakeSource)))
 	for name, typ := range want {
@@ -136,6 +137,7 @@ func TestValues(t *testing.T) {
 		`roost_webhook_retried_total{app="a"} 2`,
 		`roost_webhook_dropped_total{app="a",reason="queue_full"} 4`,
 		`roost_webhook_queue_depth{app="a"} 1`,
+		`roost_webhook_oldest_event_age_seconds{app="a"} 1.5`,
 		`roost_webhook_send_seconds_bucket{app="a",le="0.1"} 5`,
 		`roost_webhook_send_seconds_count{app="a"} 11`,
 	} {

@@ -30,7 +30,7 @@ func newGate(l config.Limits) *admission.Gate {
 	return admission.New(admission.Config{
 		MaxConnections: maxConns, MaxPerIP: l.MaxConnectionsPerIP,
 		PerSecond: l.HandshakesPerSecond, PerSecondPerIP: l.HandshakesPerSecondPerIP,
-		MaxMemory: maxMem,
+		MaxMemory: maxMem, IPv6Prefix: l.IPv6Prefix,
 	})
 }
 

@@ -59,6 +59,7 @@ type Server struct {
 	dashboard *dashboard.Dashboard // nil when /dashboard is off
 	apps      *apps.Source
 	gate      *admission.Gate // the caps on new WebSocket connections
+	proxies   proxies         // whose word about the client is taken (clientaddr.go)
 	fds       tickets         // the admission tickets of the epoll loops' sockets
 	handoff   *handoff        // what the loops pass to net/http, when they accept
 	metrics   *http.Server    // serves metrics.addr; nil when /metrics is on addr
@@ -66,6 +67,7 @@ type Server struct {
 	timeouts  atomic.Int64    // connections closed by the handshake timeout
 	loaded    loadStatus      // when the configuration was last applied (reload.go)
 	reloading sync.Mutex      // held by Reload: one applies at a time
+	edge      edge            // the certificates, when TLS is on
 
 	// limitedLog writes each message at most once a second, with the
 	// count (ratelog): for refusals, net/http's errors and the transports,
@@ -83,6 +85,9 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	s.limitedLog = slog.New(ratelog.New(log.Handler(), time.Second))
 	loops, err := loopCount(s.cfg, netpoll.Supported)
 	if err != nil {
+		return nil, err
+	}
+	if s.proxies, err = newProxies(s.cfg); err != nil {
 		return nil, err
 	}
 	s.hub = hub.New(hub.Config{Shards: loops + 1, Encode: encode, Compress: ws.DeflateFrame}, nodeID())
@@ -107,14 +112,14 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	if loops > 0 {
 		s.uring = useUring(s.cfg.Transport, netpoll.UringWorks)
 		p, err := netpoll.New(netpoll.Config{Loops: loops, Hub: s.hub, Env: env, Policy: pol, Logger: s.limitedLog, Stats: &s.stats, OnClose: s.socketClosed,
-			Uring: s.uring})
+			Uring: s.uring, ProxyHeader: s.proxyHeader(), ProxyRefused: s.proxyRefused})
 		if err != nil {
 			s.closeWebhooks(context.Background())
 			return nil, fmt.Errorf("server: starting epoll loops: %w", err)
 		}
 		s.poller = p
 	}
-	s.http = s.httpServer(s.routes())
+	s.http = s.httpServer(s.clientAddresses(s.routes()))
 	s.http.ConnContext = withConn
 	s.http.ConnState = connState
 	s.http.RegisterOnShutdown(s.closeDashboard)
@@ -205,7 +210,7 @@ func (s *Server) routes() http.Handler {
 	apiHandler := api.New(api.Config{
 		Apps: s.apps, Backend: s.hub, Logger: s.log,
 		MaxBodySize: l.MaxBodySize, MaxEventData: l.MaxEventData,
-		BodyTimeout: l.APIBodyTimeout, RequestsPerIP: l.APIRequestsPerIP, BodyMemory: l.APIBodyMemory,
+		BodyTimeout: l.APIBodyTimeout, RequestsPerIP: l.APIRequestsPerIP, IPv6Prefix: l.IPv6Prefix, BodyMemory: l.APIBodyMemory,
 	})
 	mux.Handle("/apps/", apiHandler)
 	s.mountDashboard(mux, apiHandler)
@@ -248,16 +253,17 @@ func (s *Server) Listen() (net.Listener, error) {
 	}
 	ln = timeoutListener{Listener: ln, timeouts: &s.timeouts}
 	if s.cfg.TLS.Enabled() {
-		cert, err := tls.LoadX509KeyPair(s.cfg.TLS.CertFile, s.cfg.TLS.KeyFile)
+		tln, err := s.listenTLS(s.proxied(ln))
 		if err != nil {
 			ln.Close()
-			return nil, fmt.Errorf("server: tls: %w", err)
+			return nil, err
 		}
-		ln = tlsListener{Listener: ln, cfg: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}
+		ln = tln
 	}
 	if s.metrics != nil {
 		if s.metricLn, err = net.Listen("tcp", s.cfg.Metrics.Addr); err != nil {
 			ln.Close()
+			s.closeEdge()
 			return nil, fmt.Errorf("server: listen on %s (metrics.addr): %w", s.cfg.Metrics.Addr, err)
 		}
 	}
@@ -277,8 +283,11 @@ func (s *Server) MetricsAddr() string {
 // connections, every client told to reconnect (4200), and an exit within
 // the shutdown timeout.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	go func() { errc <- s.http.Serve(ln) }()
+	ectx, stopEdge := context.WithCancel(ctx)
+	defer stopEdge()
+	s.serveEdge(ectx, errc)
 	if s.poller != nil {
 		rctx, stop := context.WithCancel(ctx)
 		defer stop()
@@ -302,7 +311,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 
 // Shutdown stops the node within ctx.
 func (s *Server) Shutdown(ctx context.Context) error {
-	err := s.http.Shutdown(ctx)
+	err := errors.Join(s.http.Shutdown(ctx), s.shutdownEdge(ctx))
 	if s.metrics != nil {
 		err = errors.Join(err, s.metrics.Shutdown(ctx))
 	}

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/roostproject/roost/internal/netpoll"
+	"github.com/roostproject/roost/internal/proxyproto"
 )
 
 // timeoutListener hands out connections that count a read deadline
@@ -68,6 +69,9 @@ func connState(c net.Conn, s http.ConnState) {
 	}
 	if st, ok := c.(*netpoll.Stream); ok { // under TLS, until a loop owns the socket
 		c = st.NetConn()
+	}
+	if pc, ok := c.(*proxyproto.Conn); ok { // under TLS, with the client's address
+		c = pc.NetConn()
 	}
 	if fr, ok := c.(*firstRequest); ok {
 		fr.read.Store(true)

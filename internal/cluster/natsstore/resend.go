@@ -54,7 +54,9 @@ func (u *unconfirmed) confirmed(seq uint64) {
 	for i < len(u.msgs) && u.msgs[i].seq <= seq {
 		i++
 	}
-	u.msgs = append([]written(nil), u.msgs[i:]...)
+	n := copy(u.msgs, u.msgs[i:])
+	clear(u.msgs[n:]) // let the forgotten bytes go
+	u.msgs = u.msgs[:n]
 }
 
 func (u *unconfirmed) all() []written {
