@@ -2,73 +2,43 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"strings"
 
-	"github.com/redis/go-redis/v9"
-
-	"github.com/roostproject/roost/internal/clusterkit/tally"
 	"github.com/roostproject/roost/internal/hub"
 )
 
-// counts is the cluster's hub.Counts: one Redis hash per app, whose entries
-// hold each node's subscriptions to a channel. Changes are gathered here and
-// written every flushEvery (by tickLoop, which also writes them all again
-// after an outage), so Subscribed never waits for Redis; reads add the
-// changes not written yet.
+// counts is the cluster's hub.Counts: each node's subscriptions to each
+// channel, in the store. Changes are gathered in the Book and written every
+// flushEvery (by tickLoop, which also writes them all again after an
+// outage), so Subscribed never waits for the store; reads add the changes
+// not written yet.
 type counts struct {
-	r *Redis
-	tally.Book
+	n *Node
+	Book
 }
 
 var _ hub.Counts = (*counts)(nil)
 
-// pair names one channel of one app.
-type pair = tally.Key
-
-func newCounts(r *Redis) counts {
-	return counts{r: r}
-}
-
 // Count implements hub.Counts.
 func (c *counts) Count(ctx context.Context, app, channel string) (int, error) {
-	k := pair{App: app, Name: channel}
-	var v string
-	err := c.r.call(ctx, func(ctx context.Context) (err error) {
-		v, err = c.r.rdb.HGet(ctx, c.r.channelsKey(app), channel).Result()
-		return err
-	})
-	if errors.Is(err, errDown) {
+	k := Key{App: app, Name: channel}
+	total, err := read(c.n, ctx, func() (int, error) { return c.n.store.Count(ctx, app, channel) })
+	switch {
+	case Unreachable(err):
 		return c.Of(false, k), nil
-	}
-	if err != nil {
+	case err != nil:
 		return 0, err
 	}
-	var e entry
-	json.Unmarshal([]byte(v), &e)
-	return e.total() + c.Of(true, k), nil
+	return total + c.Of(true, k), nil
 }
 
 // Channels implements hub.Counts.
 func (c *counts) Channels(ctx context.Context, app, prefix string) (map[string]int, error) {
-	var all map[string]string
-	err := c.r.call(ctx, func(ctx context.Context) (err error) {
-		all, err = c.r.rdb.HGetAll(ctx, c.r.channelsKey(app)).Result()
-		return err
-	})
-	if errors.Is(err, errDown) {
+	out, err := read(c.n, ctx, func() (map[string]int, error) { return c.n.store.Channels(ctx, app, prefix) })
+	switch {
+	case Unreachable(err):
 		return c.WithPrefix(false, app, prefix), nil
-	}
-	if err != nil {
+	case err != nil:
 		return nil, err
-	}
-	out := make(map[string]int)
-	for name, v := range all {
-		var e entry
-		if strings.HasPrefix(name, prefix) && json.Unmarshal([]byte(v), &e) == nil {
-			out[name] = e.total()
-		}
 	}
 	for name, d := range c.WithPrefix(true, app, prefix) {
 		out[name] += d
@@ -76,9 +46,11 @@ func (c *counts) Channels(ctx context.Context, app, prefix string) (map[string]i
 	return out, nil
 }
 
-// flush writes the changes gathered since the last flush; they are kept for
-// the next one when Redis cannot take them, and all counts are written
-// again when Redis may have taken them after all.
+// flush writes the changes gathered since the last flush and reports the
+// channels whose cluster-wide count it took from or to zero. Changes the
+// store did not take wait for the next flush while it is away; a write
+// that failed otherwise may have been carried out, so every count is
+// written again.
 func (c *counts) flush() {
 	c.Writing.Lock()
 	defer c.Writing.Unlock()
@@ -86,84 +58,48 @@ func (c *counts) flush() {
 	if len(pending) == 0 {
 		return
 	}
-	keys := make([]pair, 0, len(pending))
-	var cmds []*redis.Cmd
-	ctx, cancel := context.WithTimeout(c.r.ctx, c.r.cfg.SlowReply)
+	if !c.n.link.Healthy.Load() {
+		c.Keep(pending)
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.n.ctx, c.n.cfg.SlowReply)
 	defer cancel()
-	err := c.r.call(ctx, func(ctx context.Context) error {
-		_, err := c.r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			for k, d := range pending {
-				keys = append(keys, k)
-				cmds = append(cmds, addScript.Eval(ctx, p, []string{c.r.channelsKey(k.App)}, k.Name, c.r.node, d, "", 0))
-			}
-			return nil
-		})
-		return err
-	})
+	moved, err := c.n.store.AddCounts(ctx, pending)
 	switch {
-	case errors.Is(err, errDown):
+	case Unreachable(err):
 		c.Keep(pending)
 	case err != nil:
 		c.Dirty.Store(true)
-		c.report(keys, cmds) // the scripts that ran before the error
-	default:
-		c.report(keys, cmds)
+		c.n.link.Suspect()
 	}
+	c.n.report(moved)
 }
 
-// resync writes this node's count of every channel outright, and drops its
-// share of channels it no longer has subscribers on.
+// resync writes this node's count of every channel outright, drops its
+// share of channels it no longer has subscribers on, and reports the
+// channels whose cluster-wide count that took from or to zero.
 func (c *counts) resync() {
 	c.Writing.Lock()
 	defer c.Writing.Unlock()
-	byApp := make(map[string][]any)
-	for k, n := range c.TakeAll() {
-		byApp[k.App] = append(byApp[k.App], k.Name, n, "")
-	}
-	ctx, cancel := context.WithTimeout(c.r.ctx, c.r.period())
+	all := c.TakeAll()
+	ctx, cancel := context.WithTimeout(c.n.ctx, c.n.Period())
 	defer cancel()
-	cmds := make(map[string]*redis.Cmd)
-	err := c.r.call(ctx, func(ctx context.Context) error {
-		_, err := c.r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			for _, app := range c.r.cfg.Apps {
-				cmds[app] = syncScript.Eval(ctx, p, []string{c.r.channelsKey(app)}, append([]any{c.r.node}, byApp[app]...)...)
-			}
-			return nil
-		})
-		return err
-	})
+	moved, err := c.n.store.SetCounts(ctx, all)
 	if err != nil {
 		c.Dirty.Store(true)
 	}
-	for app, cmd := range cmds {
-		c.reportSync(app, cmd)
+	c.n.report(moved)
+}
+
+// report tells the observer of channels whose cluster-wide count left or
+// reached zero: the store saw the totals around each change, so exactly
+// one node reports each transition.
+func (n *Node) report(moved []Transition) {
+	for _, t := range moved {
+		Report(n.cfg.Observer, t.Key, t.Before, t.After)
 	}
 }
 
-// reportSync tells the observer of the channels whose cluster-wide count a
-// resync took from or to zero (see syncScript).
-func (c *counts) reportSync(app string, cmd *redis.Cmd) {
-	res, err := cmd.Slice()
-	if err != nil || len(res) != 2 {
-		return
-	}
-	for i, before := range []int{0, 1} {
-		names, _ := res[i].([]any)
-		for _, n := range names {
-			if name, ok := n.(string); ok {
-				c.r.transition(pair{App: app, Name: name}, before, 1-before)
-			}
-		}
-	}
-}
-
-// report tells the observer of the channels whose cluster-wide count a
-// flush took from or to zero: the script saw the totals around the change,
-// so exactly one node reports each transition.
-func (c *counts) report(keys []pair, cmds []*redis.Cmd) {
-	for i, cmd := range cmds {
-		if before, after, full, err := totals(cmd); err == nil && !full {
-			c.r.transition(keys[i], before, after)
-		}
-	}
-}
+// FlushCounts writes this node's pending count changes now (reporting their
+// transitions), as a stopping node does before its webhooks close.
+func (n *Node) FlushCounts() { n.counts.flush() }

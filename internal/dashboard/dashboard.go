@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/metrics"
@@ -62,12 +60,9 @@ type Config struct {
 	// Interval is the time between two samples of the overview. Zero value
 	// means DefaultInterval.
 	Interval time.Duration
-	// Redis is a client of the cluster's Redis, and RedisPrefix its
-	// redis.prefix: each node shares its latest sample there, for the
-	// cluster view. The dashboard closes it. Zero value means a single
-	// node.
-	Redis       redis.UniversalClient
-	RedisPrefix string
+	// Board is the cluster's: each node shares its latest sample there,
+	// for the cluster view. Zero value means a single node.
+	Board Board
 }
 
 // DefaultInterval is how often the overview takes a sample; History keeps

@@ -21,6 +21,7 @@ import (
 	"github.com/roostproject/roost/internal/admission"
 	"github.com/roostproject/roost/internal/api"
 	"github.com/roostproject/roost/internal/apps"
+	"github.com/roostproject/roost/internal/cluster"
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/dashboard"
@@ -52,7 +53,7 @@ type Server struct {
 	portable  *portable.Transport
 	http      *http.Server
 	stats     connstats.Stats      // the epoll loops' counters
-	cluster   clusterLink          // nil on a single node
+	cluster   *cluster.Node        // nil on a single node
 	pending   webhook.Pending      // the cluster's delayed webhook events; nil on a single node
 	webhooks  *webhook.Webhooks    // nil when no app has webhooks and there is no app store
 	dashboard *dashboard.Dashboard // nil when /dashboard is off
@@ -91,7 +92,7 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	}
 	s.hub = hub.New(hub.Config{Shards: loops + 1, Encode: encode, Compress: ws.DeflateFrame}, nodeID())
 	s.webhooks = s.newWebhooks()
-	if cfg.Redis.URL != "" || cfg.NATS.URL != "" {
+	if b, _ := clusterBackend(&cfg); b != nil {
 		if err := s.joinCluster(); err != nil {
 			s.closeWebhooks(context.Background())
 			return nil, err

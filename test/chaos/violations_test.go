@@ -68,8 +68,8 @@ type knownFailure struct {
 }
 
 // knownFailures are the bugs found and not yet fixed; all three lie in
-// the cluster's count and webhook bookkeeping (internal/cluster,
-// internal/natscluster), which is being reworked.
+// the cluster's count and webhook bookkeeping (internal/cluster and its
+// stores), which is being reworked.
 var knownFailures = []knownFailure{
 	{"redis", "webhook", faultPause, 2, "a presence join refused (503) or a member leaving while Redis is paused leaves " +
 		"channel_occupied/vacated and member_added/removed webhooks that never balance: a vacated without an occupied, " +

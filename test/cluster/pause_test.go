@@ -24,7 +24,7 @@ const pauseFor = 6 * time.Second
 // Redis only: the retry it guards against is the Redis publisher's (a
 // batch of PUBLISH sent again after 2 s). A NATS publish is never sent
 // again, and a paused NATS is tested in process
-// (internal/natscluster's TestNATSPauseDeliversAtMostOnce).
+// (internal/cluster/natsstore's TestNATSPauseDeliversAtMostOnce).
 func TestNoDuplicatesAfterPause(t *testing.T) {
 	t.Parallel()
 	d := newDuo(t, "roost-pause")

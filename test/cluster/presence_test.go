@@ -164,7 +164,7 @@ const agreeGuard = 2 * nodeTTL
 // NOSAVE, a data file that outlives the node TTL). The kill -9 and
 // restart empty of every backend is TestBackendRestart; NATS's restart
 // with its store past the TTL and its pause past the TTL are tested in
-// process (internal/natscluster's TestNATSRestartWithDataPastTTL and
+// process (internal/cluster/natsstore's TestNATSRestartWithDataPastTTL and
 // TestNATSPausePastTTL).
 func TestPresenceSurvivesRedisOutages(t *testing.T) {
 	for _, tc := range []struct {

@@ -26,7 +26,7 @@ const canaryBaseline = 20
 //
 // Redis only: DEBUG SLEEP, one slow reply on a live connection, has no
 // NATS counterpart; a paused NATS is tested in process
-// (internal/natscluster's TestNATSPausePastTTL).
+// (internal/cluster/natsstore's TestNATSPausePastTTL).
 func TestRedisSleepStallsNoConnection(t *testing.T) {
 	t.Parallel()
 	r := testutil.StartRedis(t)
