@@ -55,7 +55,7 @@ type Config struct {
 	GCPercent int `yaml:"gc_percent" env:"ROOST_GC_PERCENT" default:"50" check:"min=10,max=1000" help:"Go GC target in percent, like GOGC (which wins when set): lower keeps idle RSS closer to the live heap"`
 
 	// Limits caps what one client or request may cost.
-	Limits Limits `yaml:"limits" help:"what one client or request may cost; read at start: a change needs a restart (SIGHUP applies the apps' own limits, not these)"`
+	Limits Limits `yaml:"limits" help:"what one client or request may cost; SIGHUP applies a change to those that say so (to new connections and requests: a lowered cap closes nothing), the others need a restart"`
 
 	// TrustedProxies are the proxies and load balancers, as CIDRs or
 	// addresses, whose word about the client's address is taken (from
@@ -229,27 +229,27 @@ type Limits struct {
 	// Zero value means the file limit less max(64, 5%), so that the
 	// descriptors left serve the HTTP API, /metrics, health checks and the
 	// refusals themselves.
-	MaxConnections int `yaml:"max_connections" env:"ROOST_MAX_CONNECTIONS" default:"0" check:"min=0" help:"WebSocket connections on this node, more get HTTP 503; 0 means the file limit less max(64, 5%)"`
+	MaxConnections int `yaml:"max_connections" env:"ROOST_MAX_CONNECTIONS" reload:"live" default:"0" check:"min=0" help:"WebSocket connections on this node, more get HTTP 503; 0 means the file limit less max(64, 5%)"`
 
 	// MaxConnectionsPerIP caps the WebSocket connections from one client
 	// address. Zero value means unlimited: behind a proxy or load balancer
 	// every client has the proxy's address.
-	MaxConnectionsPerIP int `yaml:"max_connections_per_ip" env:"ROOST_MAX_CONNECTIONS_PER_IP" default:"0" check:"min=0" help:"WebSocket connections from one client address, more get HTTP 503; 0 means unlimited (behind a proxy all clients share its address)"`
+	MaxConnectionsPerIP int `yaml:"max_connections_per_ip" env:"ROOST_MAX_CONNECTIONS_PER_IP" reload:"live" default:"0" check:"min=0" help:"WebSocket connections from one client address, more get HTTP 503; 0 means unlimited (behind a proxy all clients share its address)"`
 
 	// HandshakesPerSecond caps new WebSocket connections per second on the
 	// node, with a burst of one second's worth. Zero value means unlimited.
-	HandshakesPerSecond int `yaml:"handshakes_per_second" env:"ROOST_HANDSHAKES_PER_SECOND" default:"0" check:"min=0" help:"new WebSocket connections per second on this node (bursts of one second's worth), more get HTTP 503; 0 means unlimited"`
+	HandshakesPerSecond int `yaml:"handshakes_per_second" env:"ROOST_HANDSHAKES_PER_SECOND" reload:"live" default:"0" check:"min=0" help:"new WebSocket connections per second on this node (bursts of one second's worth), more get HTTP 503; 0 means unlimited"`
 
 	// HandshakesPerSecondPerIP caps new WebSocket connections per second
 	// from one client address, with a burst of one second's worth. Zero
 	// value means unlimited.
-	HandshakesPerSecondPerIP int `yaml:"handshakes_per_second_per_ip" env:"ROOST_HANDSHAKES_PER_SECOND_PER_IP" default:"0" check:"min=0" help:"new WebSocket connections per second from one client address, more get HTTP 503; 0 means unlimited"`
+	HandshakesPerSecondPerIP int `yaml:"handshakes_per_second_per_ip" env:"ROOST_HANDSHAKES_PER_SECOND_PER_IP" reload:"live" default:"0" check:"min=0" help:"new WebSocket connections per second from one client address, more get HTTP 503; 0 means unlimited"`
 
 	// MaxMemory is the memory ceiling, in bytes of memory the Go runtime
 	// holds, above which new WebSocket connections get HTTP 503 rather than
 	// the OOM killer taking every open one. Zero value means 80% of the
 	// cgroup's memory.max, or no ceiling outside a limited cgroup.
-	MaxMemory int `yaml:"max_memory" env:"ROOST_MAX_MEMORY" default:"0" unit:"bytes" check:"min=0" help:"Go memory above which new WebSocket connections get HTTP 503; 0 means 80% of the cgroup's memory.max, or none"`
+	MaxMemory int `yaml:"max_memory" env:"ROOST_MAX_MEMORY" reload:"live" default:"0" unit:"bytes" check:"min=0" help:"Go memory above which new WebSocket connections get HTTP 503; 0 means 80% of the cgroup's memory.max, or none"`
 
 	// IPv6Prefix is how many leading bits of an IPv6 client address the
 	// per-address limits count it by: one host rotates freely through its

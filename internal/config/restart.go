@@ -4,15 +4,19 @@ import (
 	"reflect"
 )
 
-// liveSection is the one section a running node takes over from a
+// liveSection is the one section a running node takes over whole from a
 // configuration loaded again (SIGHUP): the apps, with their own limits,
-// origins and webhooks. Every other setting is read once at start.
+// origins and webhooks. Besides it, the settings tagged reload:"live" apply
+// on a reload; every other setting is read once at start.
 const liveSection = "apps"
+
+// liveHelp ends the help of a setting a reload applies.
+const liveHelp = "; SIGHUP applies a change to new connections and requests"
 
 // RestartNeeded returns the settings, by path ("limits.max_connections"),
 // whose value differs between the configuration a node runs with and one
-// loaded again: they take effect only at the next start. The apps are not
-// among them; a reload applies those.
+// loaded again: they take effect only at the next start. The apps and the
+// settings tagged reload:"live" are not among them; a reload applies those.
 func RestartNeeded(running, loaded *Config) []string {
 	var paths []string
 	diff(schema(), reflect.ValueOf(running).Elem(), reflect.ValueOf(loaded).Elem(), &paths)
@@ -25,7 +29,7 @@ func diff(fields []*field, a, b reflect.Value, paths *[]string) {
 	for _, f := range fields {
 		x, y := a.Field(f.index), b.Field(f.index)
 		switch {
-		case f.path == liveSection:
+		case f.path == liveSection || f.live:
 		case f.list == nil && !f.isSetting():
 			diff(f.fields, x, y, paths)
 		case !reflect.DeepEqual(x.Interface(), y.Interface()):

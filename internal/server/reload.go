@@ -9,8 +9,10 @@ import (
 )
 
 // A reload (SIGHUP: cmd/roost loads the file and the ROOST_* variables
-// again and calls Reload) applies the apps of the new configuration, and
-// nothing else, without closing a connection: an app added is served at
+// again and calls Reload) applies the apps of the new configuration and its
+// node-wide limits tagged reload:"live", without closing a connection. A
+// limit applies to what starts after the reload: a lowered cap refuses new
+// connections and closes none of those open. An app added is served at
 // once; a changed one (secret, limits, origins, webhooks, compression,
 // subscription_count, client_events) serves its new connections, and API
 // calls, with its new settings while its open connections keep the ones
@@ -37,6 +39,7 @@ func (s *Server) Reload(next config.Config) error {
 		s.log.Warn("config reload: setting changed; it needs a restart to apply", "setting", path)
 	}
 	s.apps.Reconfigure(&next)
+	s.applyLimits(next.Limits)
 	s.loaded.succeeded(time.Now())
 	s.log.Info("config reloaded", "apps", len(next.Apps))
 	return nil
@@ -90,4 +93,12 @@ func (l *loadStatus) get() metrics.ConfigLoad {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.last
+}
+
+// applyLimits hands the live limits of l to the parts that apply them: the
+// admission gate. ipv6_prefix needs a restart, so the gate keeps the one it
+// started with.
+func (s *Server) applyLimits(l config.Limits) {
+	l.IPv6Prefix = s.cfg.Limits.IPv6Prefix
+	s.gate.SetLimits(gateConfig(l))
 }

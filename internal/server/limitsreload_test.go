@@ -1,0 +1,55 @@
+package server
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/roostproject/roost/internal/config"
+)
+
+// reloadLimits applies the running configuration with edit made to it, as
+// SIGHUP would, and fails the test if it is refused.
+func (s *testServer) reloadLimits(t *testing.T, edit func(*config.Limits)) {
+	t.Helper()
+	next := *s.cfg
+	edit(&next.Limits)
+	if err := s.Reload(next); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReloadChangesConnectionCaps checks, on both transports, that a
+// reload lowering max_connections_per_ip and max_connections refuses the
+// next handshake with 503 while the connections open stay open, and that
+// raising them admits again.
+func TestReloadChangesConnectionCaps(t *testing.T) {
+	for _, transport := range []string{"epoll", "portable"} {
+		t.Run(transport, func(t *testing.T) {
+			s := startServer(t, transport, func(c *config.Config) { c.Limits.MaxConnectionsPerIP = 3 })
+			open := []interface{ Ping() }{s.connectFrom(t, "127.0.0.2"), s.connectFrom(t, "127.0.0.2")}
+			s.reloadLimits(t, func(l *config.Limits) { l.MaxConnectionsPerIP = 1 })
+			s.wantRefused(t, "127.0.0.2", "5")
+			s.reloadLimits(t, func(l *config.Limits) { l.MaxConnectionsPerIP = 3; l.MaxConnections = 2 })
+			s.wantRefused(t, "127.0.0.3", "5")
+			for _, c := range open {
+				c.Ping()
+			}
+			s.reloadLimits(t, func(l *config.Limits) { l.MaxConnections = 0 })
+			if code, _ := s.handshake(t, "127.0.0.2"); code != http.StatusSwitchingProtocols {
+				t.Fatalf("after raising the caps again: %d, want 101", code)
+			}
+		})
+	}
+}
+
+// TestReloadChangesHandshakeRate checks that a handshake rate set by a
+// reload on a node that started without one refuses past its burst.
+func TestReloadChangesHandshakeRate(t *testing.T) {
+	s := startServer(t, "epoll", nil)
+	s.reloadLimits(t, func(l *config.Limits) { l.HandshakesPerSecondPerIP = 3 })
+	firstRefusal(t, s, "127.0.0.2")
+	s.reloadLimits(t, func(l *config.Limits) { l.HandshakesPerSecondPerIP = 0 })
+	if code, _ := s.handshake(t, "127.0.0.2"); code != http.StatusSwitchingProtocols {
+		t.Fatalf("after lifting the rate: %d, want 101", code)
+	}
+}
