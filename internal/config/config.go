@@ -215,14 +215,14 @@ type Limits struct {
 	// ClientEventsPerSecond is how many client events one connection may
 	// send per second before it gets pusher:error 4301 (Pusher docs,
 	// "Client events").
-	ClientEventsPerSecond int `yaml:"client_events_per_second" env:"ROOST_CLIENT_EVENTS_PER_SECOND" default:"10" check:"positive" help:"client events one connection may send per second; more get error 4301"`
+	ClientEventsPerSecond int `yaml:"client_events_per_second" env:"ROOST_CLIENT_EVENTS_PER_SECOND" reload:"live" default:"10" check:"positive" help:"client events one connection may send per second; more get error 4301"`
 
 	// MaxSubscriptionsPerConnection caps the channels one connection may
 	// subscribe to (pending subscriptions included; the channels a sign-in
 	// joins are not counted); a subscription over it gets
 	// pusher:subscription_error LimitReached. At most 10,000: the session
 	// counts a connection's subscriptions in 16 bits.
-	MaxSubscriptionsPerConnection int `yaml:"max_subscriptions_per_connection" env:"ROOST_MAX_SUBSCRIPTIONS_PER_CONNECTION" default:"100" check:"positive,max=10000" help:"channels one connection may subscribe to; more get subscription_error LimitReached"`
+	MaxSubscriptionsPerConnection int `yaml:"max_subscriptions_per_connection" env:"ROOST_MAX_SUBSCRIPTIONS_PER_CONNECTION" reload:"live" default:"100" check:"positive,max=10000" help:"channels one connection may subscribe to; more get subscription_error LimitReached"`
 
 	// MaxConnections caps the node's WebSocket connections; a handshake
 	// over it is answered HTTP 503 with Retry-After, before the upgrade.

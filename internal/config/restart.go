@@ -37,3 +37,24 @@ func diff(fields []*field, a, b reflect.Value, paths *[]string) {
 		}
 	}
 }
+
+// WithLive returns running with the settings tagged reload:"live" taken
+// from loaded: what a node applies on a reload, every other setting (the
+// apps aside, which a reload takes whole) staying as it started.
+func WithLive(running, loaded *Config) Config {
+	out := *running
+	takeLive(schema(), reflect.ValueOf(&out).Elem(), reflect.ValueOf(loaded).Elem())
+	return out
+}
+
+// takeLive sets the live settings of section dst to those of src.
+func takeLive(fields []*field, dst, src reflect.Value) {
+	for _, f := range fields {
+		switch {
+		case f.live:
+			dst.Field(f.index).Set(src.Field(f.index))
+		case f.list == nil && !f.isSetting():
+			takeLive(f.fields, dst.Field(f.index), src.Field(f.index))
+		}
+	}
+}

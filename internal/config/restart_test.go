@@ -20,3 +20,16 @@ func TestRestartNeededNamesChangedSettings(t *testing.T) {
 		t.Errorf("an unchanged configuration needs a restart for %v", got)
 	}
 }
+
+// TestWithLiveTakesOnlyLiveSettings checks that WithLive takes a live
+// limit from the loaded configuration and keeps the running value of a
+// setting that needs a restart.
+func TestWithLiveTakesOnlyLiveSettings(t *testing.T) {
+	running := mustParse(t, "limits: {max_message_size: 10, max_connections_per_ip: 1}\n")
+	loaded := mustParse(t, "limits: {max_message_size: 20, max_connections_per_ip: 2}\nloops: 3\n")
+	got := WithLive(&running, &loaded)
+	if got.Limits.MaxConnectionsPerIP != 2 || got.Limits.MaxMessageSize != 10 || got.Loops != running.Loops {
+		t.Errorf("WithLive: per-IP %d (want 2), message size %d (want 10), loops %d (want %d)",
+			got.Limits.MaxConnectionsPerIP, got.Limits.MaxMessageSize, got.Loops, running.Loops)
+	}
+}

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/roostproject/roost/internal/config"
@@ -52,4 +54,25 @@ func TestReloadChangesHandshakeRate(t *testing.T) {
 	if code, _ := s.handshake(t, "127.0.0.2"); code != http.StatusSwitchingProtocols {
 		t.Fatalf("after lifting the rate: %d, want 101", code)
 	}
+}
+
+// TestReloadLowersTheSubscriptionLimit checks, on both transports, that a
+// connection open across a reload lowering
+// max_subscriptions_per_connection keeps the channels it holds and gets
+// LimitReached for the next one; raising it makes room again.
+func TestReloadLowersTheSubscriptionLimit(t *testing.T) {
+	eachTransport(t, func(t *testing.T, tr string) {
+		s := startServer(t, tr, func(c *config.Config) { c.Limits.MaxSubscriptionsPerConnection = 5 })
+		c := s.connect(t)
+		for i := range 3 {
+			c.Subscribe(fmt.Sprint("room-", i))
+		}
+		s.reloadLimits(t, func(l *config.Limits) { l.MaxSubscriptionsPerConnection = 2 })
+		c.Send(`{"event":"pusher:subscribe","data":{"channel":"room-3"}}`)
+		if f := c.Expect("pusher:subscription_error"); !strings.Contains(f.String(), "at most 2 channels") {
+			t.Fatalf("subscription_error %s, want at most 2 channels", f)
+		}
+		s.reloadLimits(t, func(l *config.Limits) { l.MaxSubscriptionsPerConnection = 4 })
+		c.Subscribe("room-3")
+	})
 }

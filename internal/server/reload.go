@@ -39,7 +39,7 @@ func (s *Server) Reload(next config.Config) error {
 		s.log.Warn("config reload: setting changed; it needs a restart to apply", "setting", path)
 	}
 	s.apps.Reconfigure(&next)
-	s.applyLimits(next.Limits)
+	s.applyLimits(&next)
 	s.loaded.succeeded(time.Now())
 	s.log.Info("config reloaded", "apps", len(next.Apps))
 	return nil
@@ -95,10 +95,11 @@ func (l *loadStatus) get() metrics.ConfigLoad {
 	return l.last
 }
 
-// applyLimits hands the live limits of l to the parts that apply them: the
-// admission gate. ipv6_prefix needs a restart, so the gate keeps the one it
-// started with.
-func (s *Server) applyLimits(l config.Limits) {
-	l.IPv6Prefix = s.cfg.Limits.IPv6Prefix
+// applyLimits hands the live limits of next (config.WithLive) to the parts
+// that apply them: the admission gate and the sessions. The settings that
+// need a restart keep their running values, so no part sees half a change.
+func (s *Server) applyLimits(next *config.Config) {
+	l := config.WithLive(s.cfg, next).Limits
 	s.gate.SetLimits(gateConfig(l))
+	s.env.SetLimits(l)
 }

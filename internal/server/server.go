@@ -58,6 +58,7 @@ type Server struct {
 	dashboard *dashboard.Dashboard // nil when /dashboard is off
 	apps      *apps.Source
 	gate      *admission.Gate // the caps on new WebSocket connections
+	env       *session.Env    // what every session shares, its live limits among it
 	proxies   proxies         // whose word about the client is taken (clientaddr.go)
 	fds       tickets         // the admission tickets of the epoll loops' sockets
 	handoff   *handoff        // what the loops pass to net/http, when they accept
@@ -106,6 +107,7 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	if s.webhooks != nil {
 		env.OnCacheMiss = s.webhooks.CacheMiss
 	}
+	s.env = env
 	pol := policy(s.cfg)
 	s.portable = portable.New(portable.Config{Shard: loops, Hub: s.hub, Env: env, Policy: pol, Logger: s.limitedLog})
 	if loops > 0 {
