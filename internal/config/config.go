@@ -173,12 +173,12 @@ type Limits struct {
 	// MaxBodySize is the largest HTTP API request body, in bytes; larger
 	// requests get 413 before the body is read. The default fits a batch of
 	// 10 events of 10 KB data with room to spare.
-	MaxBodySize int `yaml:"max_body_size" env:"ROOST_MAX_BODY_SIZE" default:"1MiB" unit:"bytes" check:"positive" help:"largest HTTP API request body; larger ones get 413"`
+	MaxBodySize int `yaml:"max_body_size" env:"ROOST_MAX_BODY_SIZE" reload:"live" default:"1MiB" unit:"bytes" check:"positive" help:"largest HTTP API request body; larger ones get 413"`
 
 	// MaxEventData is the largest data of one event, in bytes, from the
 	// HTTP API or a client event. The default is Pusher's limit (Pusher
 	// docs, "HTTP API reference": data up to 10 KB).
-	MaxEventData int `yaml:"max_event_data" env:"ROOST_MAX_EVENT_DATA" default:"10KiB" unit:"bytes" check:"positive" help:"largest data of one event, from the API or a client (Pusher's limit)"`
+	MaxEventData int `yaml:"max_event_data" env:"ROOST_MAX_EVENT_DATA" reload:"live" default:"10KiB" unit:"bytes" check:"positive" help:"largest data of one event, from the API or a client (Pusher's limit)"`
 
 	// WriteBacklog is how many bytes may wait to be written to one slow
 	// connection before it is closed.
@@ -204,13 +204,13 @@ type Limits struct {
 	// APIRequestsPerIP caps the HTTP API requests one client address may
 	// have in progress at once; more get 429. Behind a proxy every client
 	// shares the proxy's address.
-	APIRequestsPerIP int `yaml:"api_requests_per_ip" env:"ROOST_API_REQUESTS_PER_IP" default:"32" check:"positive" help:"HTTP API requests one client address may have in progress at once; more get 429"`
+	APIRequestsPerIP int `yaml:"api_requests_per_ip" env:"ROOST_API_REQUESTS_PER_IP" reload:"live" default:"32" check:"positive" help:"HTTP API requests one client address may have in progress at once; more get 429"`
 
 	// APIBodyMemory caps the bytes of HTTP API request bodies being
 	// received at once, across all clients, counting each body at its
 	// Content-Length (max_body_size when unknown); requests past it get
 	// 503. One request is always admitted when none is in progress.
-	APIBodyMemory int `yaml:"api_body_memory" env:"ROOST_API_BODY_MEMORY" default:"64MiB" unit:"bytes" check:"positive" help:"HTTP API request bodies being received at once, all clients together; more get 503"`
+	APIBodyMemory int `yaml:"api_body_memory" env:"ROOST_API_BODY_MEMORY" reload:"live" default:"64MiB" unit:"bytes" check:"positive" help:"HTTP API request bodies being received at once, all clients together; more get 503"`
 
 	// ClientEventsPerSecond is how many client events one connection may
 	// send per second before it gets pusher:error 4301 (Pusher docs,

@@ -76,3 +76,18 @@ func TestReloadLowersTheSubscriptionLimit(t *testing.T) {
 		c.Subscribe("room-3")
 	})
 }
+
+// TestReloadLowersTheAPIBodySize checks that a reload lowering
+// max_body_size answers the next API request over it 413, and raising it
+// serves it again.
+func TestReloadLowersTheAPIBodySize(t *testing.T) {
+	s := startServer(t, "epoll", nil)
+	s.reloadLimits(t, func(l *config.Limits) { l.MaxBodySize = 16 })
+	if code := s.publish(t, "room"); code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("publish over the lowered max_body_size: %d, want 413", code)
+	}
+	s.reloadLimits(t, func(l *config.Limits) { l.MaxBodySize = 1 << 20 })
+	if code := s.publish(t, "room"); code != http.StatusOK {
+		t.Fatalf("publish after raising max_body_size: %d, want 200", code)
+	}
+}

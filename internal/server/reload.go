@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/roostproject/roost/internal/api"
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/metrics"
 )
@@ -96,10 +97,11 @@ func (l *loadStatus) get() metrics.ConfigLoad {
 }
 
 // applyLimits hands the live limits of next (config.WithLive) to the parts
-// that apply them: the admission gate and the sessions. The settings that
+// that apply them: the admission gate, the sessions and the HTTP API. The settings that
 // need a restart keep their running values, so no part sees half a change.
 func (s *Server) applyLimits(next *config.Config) {
 	l := config.WithLive(s.cfg, next).Limits
 	s.gate.SetLimits(gateConfig(l))
 	s.env.SetLimits(l)
+	s.api.SetLimits(api.Limits{MaxBodySize: l.MaxBodySize, MaxEventData: l.MaxEventData, RequestsPerIP: l.APIRequestsPerIP, BodyMemory: l.APIBodyMemory})
 }
