@@ -23,7 +23,8 @@ const reloadClients = 1000
 
 // The configurations TestReloadUnderLoad gives the node: before is what it
 // starts with; after adds an app, changes one, removes one, switches one
-// off and changes a node-wide limit; broken has an error on line 3.
+// off, lowers a node-wide limit a reload applies and changes one that needs
+// a restart; broken has an error on line 3.
 const (
 	reloadBefore = `addr: 127.0.0.1:0
 apps:
@@ -33,7 +34,7 @@ apps:
   - {id: disabled, key: disabled-key, secret: disabled-secret}
 `
 	reloadAfter = `addr: 127.0.0.1:0
-limits: {max_connections: 5000}
+limits: {max_connections: 5000, max_message_size: 32KiB}
 apps:
   - {id: kept, key: kept-key, secret: kept-secret}
   - {id: changed, key: changed-key, secret: new-secret, client_events: true}
@@ -76,8 +77,8 @@ func TestReloadUnderLoad(t *testing.T) {
 		}
 	}
 	pingAll(t, clients["kept"], clients["changed"])
-	if !strings.Contains(node.logs(), "setting=limits.max_connections") {
-		t.Errorf("the changed node-wide limit is not named as needing a restart:\n%s", node.logs())
+	if logs := node.logs(); !strings.Contains(logs, "setting=limits.max_message_size") || strings.Contains(logs, "setting=limits.max_connections") {
+		t.Errorf("max_message_size is not named as needing a restart, or max_connections is:\n%s", logs)
 	}
 	checkAfterReload(t, node)
 	if got := node.metric(t, "roost_config_last_reload_success_timestamp_seconds"); got == first {

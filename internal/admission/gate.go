@@ -32,14 +32,15 @@ type Config struct {
 }
 
 // Gate admits connections within the caps and counts what it refuses. It
-// is safe for concurrent use.
+// is safe for concurrent use; SetLimits changes the caps while it runs.
 type Gate struct {
-	cfg     Config
-	node    *rate.Bucket // nil when PerSecond is 0
+	maxMem  atomic.Uint64 // cfg.MaxMemory, read before mu is taken
 	mem     memSampler
 	refused [NumReasons]atomic.Int64
 
-	mu        sync.Mutex
+	mu        sync.Mutex   // guards what follows
+	cfg       Config       // the caps
+	node      *rate.Bucket // nil when PerSecond is 0
 	open      int
 	ips       map[netip.Addr]*client // nil unless a per-address cap is set
 	lastSweep time.Time
@@ -66,29 +67,58 @@ func (t Ticket) Tracked() bool { return t.ip.IsValid() }
 
 // New returns a Gate with cfg's caps.
 func New(cfg Config) *Gate {
-	g := &Gate{cfg: cfg, mem: memSampler{read: cfg.Memory}}
+	g := &Gate{mem: memSampler{read: cfg.Memory}}
 	if g.mem.read == nil {
 		g.mem.read = GoMemory
 	}
-	if cfg.PerSecond > 0 {
-		g.node = rate.NewBucket(float64(cfg.PerSecond), cfg.PerSecond)
+	g.SetLimits(cfg)
+	return g
+}
+
+// SetLimits replaces the caps (its Memory is ignored: the Gate keeps the
+// one it was built with). Admitted connections keep their places: a cap
+// lowered below what is open refuses new connections, and closes none. A
+// per-address cap set where none was counts only the connections admitted
+// from then on; a changed per-address rate starts every address's bucket
+// full again.
+func (g *Gate) SetLimits(cfg Config) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	cfg.Memory = g.mem.read
+	g.maxMem.Store(cfg.MaxMemory)
+	if cfg.PerSecond != g.cfg.PerSecond || g.node == nil {
+		g.node = newBucket(cfg.PerSecond)
 	}
-	if cfg.MaxPerIP > 0 || cfg.PerSecondPerIP > 0 {
+	if cfg.PerSecondPerIP != g.cfg.PerSecondPerIP {
+		for _, c := range g.ips {
+			c.bucket = newBucket(cfg.PerSecondPerIP)
+		}
+	}
+	if g.ips == nil && (cfg.MaxPerIP > 0 || cfg.PerSecondPerIP > 0) {
 		g.ips = make(map[netip.Addr]*client)
 	}
-	return g
+	g.cfg = cfg
+}
+
+// newBucket returns a bucket of n a second with a burst of n, or nil when
+// n is 0 (no cap).
+func newBucket(n int) *rate.Bucket {
+	if n <= 0 {
+		return nil
+	}
+	return rate.NewBucket(float64(n), n)
 }
 
 // Admit claims a place for a new connection from ip at now, or says why
 // there is none; a refusal is counted. The per-address caps count ip under
 // its key (realip.Key).
 func (g *Gate) Admit(ip netip.Addr, now time.Time) (Ticket, Reason) {
-	if g.cfg.MaxMemory > 0 && g.mem.sample(now) > g.cfg.MaxMemory {
+	if max := g.maxMem.Load(); max > 0 && g.mem.sample(now) > max {
 		return Ticket{}, g.Refuse(Memory)
 	}
-	ip = realip.Key(ip, g.cfg.IPv6Prefix)
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	ip = realip.Key(ip, g.cfg.IPv6Prefix)
 	if g.cfg.MaxConnections > 0 && g.open >= g.cfg.MaxConnections {
 		return Ticket{}, g.Refuse(Connections)
 	}
@@ -116,10 +146,7 @@ func (g *Gate) client(ip netip.Addr, now time.Time) (*client, Reason) {
 	g.sweep(now)
 	c := g.ips[ip]
 	if c == nil {
-		c = &client{}
-		if n := g.cfg.PerSecondPerIP; n > 0 {
-			c.bucket = rate.NewBucket(float64(n), n)
-		}
+		c = &client{bucket: newBucket(g.cfg.PerSecondPerIP)}
 		g.ips[ip] = c
 	}
 	c.last = now
@@ -183,4 +210,8 @@ func (g *Gate) Refused() [NumReasons]int64 {
 }
 
 // Limits returns the caps the Gate applies.
-func (g *Gate) Limits() Config { return g.cfg }
+func (g *Gate) Limits() Config {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.cfg
+}

@@ -110,7 +110,8 @@ func (c Config) withDefaults() Config {
 }
 
 // handler serves the API; cfg and mux are set once by New and read-only
-// after, the limiters are safe for concurrent use.
+// after (cfg's caps are read through sizes and the limiters, which
+// SetLimits changes), the limiters are safe for concurrent use.
 type handler struct {
 	cfg     Config
 	mux     *http.ServeMux
@@ -118,19 +119,19 @@ type handler struct {
 	clients inflight  // requests in the handler, per client address
 	memory  budget    // bytes of bodies being received
 	rates   buckets   // per-app rates
+	sizes   liveSizes // MaxBodySize and MaxEventData, as SetLimits last set them
 }
 
 // New returns the handler for every path under /apps/. Paths it does not
 // know are answered 404, known paths with the wrong method 405 with Allow.
 // New panics if cfg.Backend is nil: that is a wiring mistake, not a request
 // error.
-func New(cfg Config) http.Handler {
+func New(cfg Config) *Handler {
 	if cfg.Backend == nil {
 		panic("api.New: Config.Backend is nil")
 	}
-	h := &handler{cfg: cfg.withDefaults()}
-	h.clients.max = cfg.RequestsPerIP
-	h.memory.max = int64(cfg.BodyMemory)
+	h := &Handler{&handler{cfg: cfg.withDefaults()}}
+	h.SetLimits(Limits{MaxBodySize: cfg.MaxBodySize, MaxEventData: cfg.MaxEventData, RequestsPerIP: cfg.RequestsPerIP, BodyMemory: cfg.BodyMemory})
 	h.bufs.New = func() any { b := make([]byte, 0, initialBodyCap); return &b }
 	h.mux = h.routes()
 	return h
@@ -156,7 +157,7 @@ func (h *handler) routes() *http.ServeMux {
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	addr := realip.Key(clientAddr(r), h.cfg.IPv6Prefix)
 	if !h.clients.acquire(addr) {
-		h.refuse(w, r, errTooManyInFlight(addr, h.clients.max))
+		h.refuse(w, r, errTooManyInFlight(addr, int(h.clients.max.Load())))
 		return
 	}
 	defer h.clients.release(addr)

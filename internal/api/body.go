@@ -24,7 +24,7 @@ func (h *handler) readBody(w http.ResponseWriter, r *http.Request, req *request,
 	if r.ContentLength == 0 {
 		return nil
 	}
-	limit := int64(h.cfg.MaxBodySize)
+	limit := int64(h.limits().body)
 	size := r.ContentLength
 	if size < 0 {
 		size = limit

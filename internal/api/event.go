@@ -103,8 +103,8 @@ func (h *handler) check(ev *eventBody) error {
 // checkSize refuses event data over MaxEventData with 413, as the Pusher
 // HTTP API reference does for data over 10 KB.
 func (h *handler) checkSize(ev *eventBody) error {
-	if len(ev.Data.s) > h.cfg.MaxEventData {
-		return errorf(http.StatusRequestEntityTooLarge, "data: larger than %d bytes", h.cfg.MaxEventData)
+	if max := h.limits().eventData; len(ev.Data.s) > max {
+		return errorf(http.StatusRequestEntityTooLarge, "data: larger than %d bytes", max)
 	}
 	return nil
 }

@@ -64,7 +64,7 @@ func (h *handler) admit(w http.ResponseWriter, r *http.Request, req *request, bu
 		return errorf(http.StatusNotFound, "unknown app")
 	}
 	req.app = app
-	if limit := int64(h.cfg.MaxBodySize); r.ContentLength > limit {
+	if limit := int64(h.limits().body); r.ContentLength > limit {
 		return errBodyTooLarge(limit)
 	}
 	req.query = r.URL.Query()

@@ -5,24 +5,24 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 )
 
 // inflight counts the requests each client address has in the handler and
-// caps them at max; max 0 means no cap.
+// caps them at max; max 0 means no cap. Requests are counted under no cap
+// too, so that a cap SetLimits sets applies to those in progress.
 type inflight struct {
+	max atomic.Int64
 	mu  sync.Mutex
-	max int
 	n   map[netip.Addr]int
 }
 
 // acquire counts one more request from a, unless a already has max.
 func (f *inflight) acquire(a netip.Addr) bool {
-	if f.max <= 0 {
-		return true
-	}
+	max := int(f.max.Load())
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.n[a] >= f.max {
+	if max > 0 && f.n[a] >= max {
 		return false
 	}
 	if f.n == nil {
@@ -34,9 +34,6 @@ func (f *inflight) acquire(a netip.Addr) bool {
 
 // release counts one request from a as finished.
 func (f *inflight) release(a netip.Addr) {
-	if f.max <= 0 {
-		return
-	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.n[a] <= 1 {
@@ -68,22 +65,21 @@ func errTooManyInFlight(a netip.Addr, limit int) error {
 }
 
 // budget is a cap on bytes held at once, shared by every request; max 0
-// means no cap.
+// means no cap. Bytes are counted under no cap too, so that a cap
+// SetLimits sets applies to the bodies being received.
 type budget struct {
+	max  atomic.Int64
 	mu   sync.Mutex
-	max  int64
 	used int64
 }
 
 // reserve takes n bytes if they fit, or if nothing is held, so that a body
 // larger than the whole budget is still served when it comes alone.
 func (b *budget) reserve(n int64) bool {
-	if b.max <= 0 {
-		return true
-	}
+	max := b.max.Load()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.used > 0 && b.used+n > b.max {
+	if max > 0 && b.used > 0 && b.used+n > max {
 		return false
 	}
 	b.used += n
@@ -92,7 +88,7 @@ func (b *budget) reserve(n int64) bool {
 
 // release gives back n bytes taken by reserve.
 func (b *budget) release(n int64) {
-	if b.max <= 0 || n == 0 {
+	if n == 0 {
 		return
 	}
 	b.mu.Lock()

@@ -148,7 +148,8 @@ func TestZeroRatesAreUnlimited(t *testing.T) {
 
 func TestInflightCapsEachAddress(t *testing.T) {
 	a, b := netip.MustParseAddr("127.0.0.2"), netip.MustParseAddr("127.0.0.3")
-	f := inflight{max: 2}
+	var f inflight
+	f.max.Store(2)
 	for i, want := range []bool{true, true, false} {
 		if got := f.acquire(a); got != want {
 			t.Fatalf("request %d from one address admitted = %v, want %v (exactly 2)", i+1, got, want)
@@ -170,7 +171,8 @@ func TestInflightCapsEachAddress(t *testing.T) {
 }
 
 func TestBudgetAdmitsOneOversizedBodyAlone(t *testing.T) {
-	b := budget{max: 100}
+	var b budget
+	b.max.Store(100)
 	if !b.reserve(60) || b.reserve(60) {
 		t.Fatal("want 60 then a refusal of 60 more with 100")
 	}

@@ -55,7 +55,7 @@ type Config struct {
 	GCPercent int `yaml:"gc_percent" env:"ROOST_GC_PERCENT" default:"50" check:"min=10,max=1000" help:"Go GC target in percent, like GOGC (which wins when set): lower keeps idle RSS closer to the live heap"`
 
 	// Limits caps what one client or request may cost.
-	Limits Limits `yaml:"limits" help:"what one client or request may cost; read at start: a change needs a restart (SIGHUP applies the apps' own limits, not these)"`
+	Limits Limits `yaml:"limits" help:"what one client or request may cost; SIGHUP applies a change to those that say so (to new connections and requests: a lowered cap closes nothing), the others need a restart"`
 
 	// TrustedProxies are the proxies and load balancers, as CIDRs or
 	// addresses, whose word about the client's address is taken (from
@@ -173,12 +173,12 @@ type Limits struct {
 	// MaxBodySize is the largest HTTP API request body, in bytes; larger
 	// requests get 413 before the body is read. The default fits a batch of
 	// 10 events of 10 KB data with room to spare.
-	MaxBodySize int `yaml:"max_body_size" env:"ROOST_MAX_BODY_SIZE" default:"1MiB" unit:"bytes" check:"positive" help:"largest HTTP API request body; larger ones get 413"`
+	MaxBodySize int `yaml:"max_body_size" env:"ROOST_MAX_BODY_SIZE" reload:"live" default:"1MiB" unit:"bytes" check:"positive" help:"largest HTTP API request body; larger ones get 413"`
 
 	// MaxEventData is the largest data of one event, in bytes, from the
 	// HTTP API or a client event. The default is Pusher's limit (Pusher
 	// docs, "HTTP API reference": data up to 10 KB).
-	MaxEventData int `yaml:"max_event_data" env:"ROOST_MAX_EVENT_DATA" default:"10KiB" unit:"bytes" check:"positive" help:"largest data of one event, from the API or a client (Pusher's limit)"`
+	MaxEventData int `yaml:"max_event_data" env:"ROOST_MAX_EVENT_DATA" reload:"live" default:"10KiB" unit:"bytes" check:"positive" help:"largest data of one event, from the API or a client (Pusher's limit)"`
 
 	// WriteBacklog is how many bytes may wait to be written to one slow
 	// connection before it is closed.
@@ -204,52 +204,52 @@ type Limits struct {
 	// APIRequestsPerIP caps the HTTP API requests one client address may
 	// have in progress at once; more get 429. Behind a proxy every client
 	// shares the proxy's address.
-	APIRequestsPerIP int `yaml:"api_requests_per_ip" env:"ROOST_API_REQUESTS_PER_IP" default:"32" check:"positive" help:"HTTP API requests one client address may have in progress at once; more get 429"`
+	APIRequestsPerIP int `yaml:"api_requests_per_ip" env:"ROOST_API_REQUESTS_PER_IP" reload:"live" default:"32" check:"positive" help:"HTTP API requests one client address may have in progress at once; more get 429"`
 
 	// APIBodyMemory caps the bytes of HTTP API request bodies being
 	// received at once, across all clients, counting each body at its
 	// Content-Length (max_body_size when unknown); requests past it get
 	// 503. One request is always admitted when none is in progress.
-	APIBodyMemory int `yaml:"api_body_memory" env:"ROOST_API_BODY_MEMORY" default:"64MiB" unit:"bytes" check:"positive" help:"HTTP API request bodies being received at once, all clients together; more get 503"`
+	APIBodyMemory int `yaml:"api_body_memory" env:"ROOST_API_BODY_MEMORY" reload:"live" default:"64MiB" unit:"bytes" check:"positive" help:"HTTP API request bodies being received at once, all clients together; more get 503"`
 
 	// ClientEventsPerSecond is how many client events one connection may
 	// send per second before it gets pusher:error 4301 (Pusher docs,
 	// "Client events").
-	ClientEventsPerSecond int `yaml:"client_events_per_second" env:"ROOST_CLIENT_EVENTS_PER_SECOND" default:"10" check:"positive" help:"client events one connection may send per second; more get error 4301"`
+	ClientEventsPerSecond int `yaml:"client_events_per_second" env:"ROOST_CLIENT_EVENTS_PER_SECOND" reload:"live" default:"10" check:"positive" help:"client events one connection may send per second; more get error 4301"`
 
 	// MaxSubscriptionsPerConnection caps the channels one connection may
 	// subscribe to (pending subscriptions included; the channels a sign-in
 	// joins are not counted); a subscription over it gets
 	// pusher:subscription_error LimitReached. At most 10,000: the session
 	// counts a connection's subscriptions in 16 bits.
-	MaxSubscriptionsPerConnection int `yaml:"max_subscriptions_per_connection" env:"ROOST_MAX_SUBSCRIPTIONS_PER_CONNECTION" default:"100" check:"positive,max=10000" help:"channels one connection may subscribe to; more get subscription_error LimitReached"`
+	MaxSubscriptionsPerConnection int `yaml:"max_subscriptions_per_connection" env:"ROOST_MAX_SUBSCRIPTIONS_PER_CONNECTION" reload:"live" default:"100" check:"positive,max=10000" help:"channels one connection may subscribe to; more get subscription_error LimitReached"`
 
 	// MaxConnections caps the node's WebSocket connections; a handshake
 	// over it is answered HTTP 503 with Retry-After, before the upgrade.
 	// Zero value means the file limit less max(64, 5%), so that the
 	// descriptors left serve the HTTP API, /metrics, health checks and the
 	// refusals themselves.
-	MaxConnections int `yaml:"max_connections" env:"ROOST_MAX_CONNECTIONS" default:"0" check:"min=0" help:"WebSocket connections on this node, more get HTTP 503; 0 means the file limit less max(64, 5%)"`
+	MaxConnections int `yaml:"max_connections" env:"ROOST_MAX_CONNECTIONS" reload:"live" default:"0" check:"min=0" help:"WebSocket connections on this node, more get HTTP 503; 0 means the file limit less max(64, 5%)"`
 
 	// MaxConnectionsPerIP caps the WebSocket connections from one client
 	// address. Zero value means unlimited: behind a proxy or load balancer
 	// every client has the proxy's address.
-	MaxConnectionsPerIP int `yaml:"max_connections_per_ip" env:"ROOST_MAX_CONNECTIONS_PER_IP" default:"0" check:"min=0" help:"WebSocket connections from one client address, more get HTTP 503; 0 means unlimited (behind a proxy all clients share its address)"`
+	MaxConnectionsPerIP int `yaml:"max_connections_per_ip" env:"ROOST_MAX_CONNECTIONS_PER_IP" reload:"live" default:"0" check:"min=0" help:"WebSocket connections from one client address, more get HTTP 503; 0 means unlimited (behind a proxy all clients share its address)"`
 
 	// HandshakesPerSecond caps new WebSocket connections per second on the
 	// node, with a burst of one second's worth. Zero value means unlimited.
-	HandshakesPerSecond int `yaml:"handshakes_per_second" env:"ROOST_HANDSHAKES_PER_SECOND" default:"0" check:"min=0" help:"new WebSocket connections per second on this node (bursts of one second's worth), more get HTTP 503; 0 means unlimited"`
+	HandshakesPerSecond int `yaml:"handshakes_per_second" env:"ROOST_HANDSHAKES_PER_SECOND" reload:"live" default:"0" check:"min=0" help:"new WebSocket connections per second on this node (bursts of one second's worth), more get HTTP 503; 0 means unlimited"`
 
 	// HandshakesPerSecondPerIP caps new WebSocket connections per second
 	// from one client address, with a burst of one second's worth. Zero
 	// value means unlimited.
-	HandshakesPerSecondPerIP int `yaml:"handshakes_per_second_per_ip" env:"ROOST_HANDSHAKES_PER_SECOND_PER_IP" default:"0" check:"min=0" help:"new WebSocket connections per second from one client address, more get HTTP 503; 0 means unlimited"`
+	HandshakesPerSecondPerIP int `yaml:"handshakes_per_second_per_ip" env:"ROOST_HANDSHAKES_PER_SECOND_PER_IP" reload:"live" default:"0" check:"min=0" help:"new WebSocket connections per second from one client address, more get HTTP 503; 0 means unlimited"`
 
 	// MaxMemory is the memory ceiling, in bytes of memory the Go runtime
 	// holds, above which new WebSocket connections get HTTP 503 rather than
 	// the OOM killer taking every open one. Zero value means 80% of the
 	// cgroup's memory.max, or no ceiling outside a limited cgroup.
-	MaxMemory int `yaml:"max_memory" env:"ROOST_MAX_MEMORY" default:"0" unit:"bytes" check:"min=0" help:"Go memory above which new WebSocket connections get HTTP 503; 0 means 80% of the cgroup's memory.max, or none"`
+	MaxMemory int `yaml:"max_memory" env:"ROOST_MAX_MEMORY" reload:"live" default:"0" unit:"bytes" check:"min=0" help:"Go memory above which new WebSocket connections get HTTP 503; 0 means 80% of the cgroup's memory.max, or none"`
 
 	// IPv6Prefix is how many leading bits of an IPv6 client address the
 	// per-address limits count it by: one host rotates freely through its

@@ -21,6 +21,8 @@ import (
 //	unit     "bytes" reads an int as a size ("64KiB")
 //	check    comma-separated rules (see rules.go) the final value must pass
 //	help     one line for --print-config, `roost serve --help` and the README
+//	reload   "live": a running node applies a change on SIGHUP (RestartNeeded
+//	         skips it, and its help says so)
 type field struct {
 	key   string // "max_connections"
 	path  string // "apps[].max_connections": [] stands for any entry
@@ -36,6 +38,7 @@ type field struct {
 	example  string
 	rules    []rule
 	unique   bool // no two entries of the enclosing list may share a value
+	live     bool // applied by a reload (reload:"live")
 
 	// Sections and lists only.
 	fields []*field
@@ -109,6 +112,9 @@ func (f *field) setting(sf reflect.StructField) {
 	}
 	f.env, f.flag, f.def, f.example = tag.Get("env"), tag.Get("flag"), tag.Get("default"), tag.Get("example")
 	f.require(tag)
+	if f.live = tag.Get("reload") == "live"; f.live {
+		f.help += liveHelp
+	}
 	f.parseDefault(sf.Type)
 	for spec := range strings.SplitSeq(tag.Get("check"), ",") {
 		f.addRule(strings.TrimSpace(spec))

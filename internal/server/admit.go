@@ -15,10 +15,15 @@ import (
 	"github.com/roostproject/roost/internal/config"
 )
 
-// newGate builds the admission gate from the limits, deriving the defaults
+// newGate builds the admission gate from the limits.
+func newGate(l config.Limits) *admission.Gate {
+	return admission.New(gateConfig(l))
+}
+
+// gateConfig returns the gate's caps for the limits, deriving the defaults
 // that depend on the machine: the connection cap from the file limit and
 // the memory ceiling from the cgroup.
-func newGate(l config.Limits) *admission.Gate {
+func gateConfig(l config.Limits) admission.Config {
 	maxConns := l.MaxConnections
 	if maxConns == 0 {
 		maxConns = admission.FileLimitConnections(admission.FileLimit())
@@ -27,11 +32,11 @@ func newGate(l config.Limits) *admission.Gate {
 	if maxMem == 0 {
 		maxMem = admission.CgroupMemory()
 	}
-	return admission.New(admission.Config{
+	return admission.Config{
 		MaxConnections: maxConns, MaxPerIP: l.MaxConnectionsPerIP,
 		PerSecond: l.HandshakesPerSecond, PerSecondPerIP: l.HandshakesPerSecondPerIP,
 		MaxMemory: maxMem, IPv6Prefix: l.IPv6Prefix,
-	})
+	}
 }
 
 // retryAfter is the Retry-After of a 503: a rate refills within a second;

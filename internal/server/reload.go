@@ -4,13 +4,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/roostproject/roost/internal/api"
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/metrics"
 )
 
 // A reload (SIGHUP: cmd/roost loads the file and the ROOST_* variables
-// again and calls Reload) applies the apps of the new configuration, and
-// nothing else, without closing a connection: an app added is served at
+// again and calls Reload) applies the apps of the new configuration and its
+// node-wide limits tagged reload:"live", without closing a connection. A
+// limit applies to what starts after the reload: a lowered cap refuses new
+// connections and closes none of those open. An app added is served at
 // once; a changed one (secret, limits, origins, webhooks, compression,
 // subscription_count, client_events) serves its new connections, and API
 // calls, with its new settings while its open connections keep the ones
@@ -37,6 +40,7 @@ func (s *Server) Reload(next config.Config) error {
 		s.log.Warn("config reload: setting changed; it needs a restart to apply", "setting", path)
 	}
 	s.apps.Reconfigure(&next)
+	s.applyLimits(&next)
 	s.loaded.succeeded(time.Now())
 	s.log.Info("config reloaded", "apps", len(next.Apps))
 	return nil
@@ -90,4 +94,14 @@ func (l *loadStatus) get() metrics.ConfigLoad {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.last
+}
+
+// applyLimits hands the live limits of next (config.WithLive) to the parts
+// that apply them: the admission gate, the sessions and the HTTP API. The settings that
+// need a restart keep their running values, so no part sees half a change.
+func (s *Server) applyLimits(next *config.Config) {
+	l := config.WithLive(s.cfg, next).Limits
+	s.gate.SetLimits(gateConfig(l))
+	s.env.SetLimits(l)
+	s.api.SetLimits(api.Limits{MaxBodySize: l.MaxBodySize, MaxEventData: l.MaxEventData, RequestsPerIP: l.APIRequestsPerIP, BodyMemory: l.APIBodyMemory})
 }

@@ -59,6 +59,8 @@ type Server struct {
 	dashboard *dashboard.Dashboard // nil when /dashboard is off
 	apps      *apps.Source
 	gate      *admission.Gate // the caps on new WebSocket connections
+	env       *session.Env    // what every session shares, its live limits among it
+	api       *api.Handler    // the HTTP API, whose caps a reload changes
 	proxies   proxies         // whose word about the client is taken (clientaddr.go)
 	fds       tickets         // the admission tickets of the epoll loops' sockets
 	handoff   *handoff        // what the loops pass to net/http, when they accept
@@ -107,6 +109,7 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	if s.webhooks != nil {
 		env.OnCacheMiss = s.webhooks.CacheMiss
 	}
+	s.env = env
 	pol := policy(s.cfg)
 	s.portable = portable.New(portable.Config{Shard: loops, Hub: s.hub, Env: env, Policy: pol, Logger: s.limitedLog})
 	if loops > 0 {
@@ -207,13 +210,13 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /app/{key}", s.serveWebSocket)
 	l := s.cfg.Limits
-	apiHandler := api.New(api.Config{
+	s.api = api.New(api.Config{
 		Apps: s.apps, Backend: s.hub, Logger: s.log,
 		MaxBodySize: l.MaxBodySize, MaxEventData: l.MaxEventData,
 		BodyTimeout: l.APIBodyTimeout, RequestsPerIP: l.APIRequestsPerIP, IPv6Prefix: l.IPv6Prefix, BodyMemory: l.APIBodyMemory,
 	})
-	mux.Handle("/apps/", apiHandler)
-	s.mountDashboard(mux, apiHandler)
+	mux.Handle("/apps/", s.api)
+	s.mountDashboard(mux, s.api)
 	if s.cfg.Admin.Token != "" {
 		mux.Handle("/admin/", admin.New(s.cfg.Admin.Token, s.apps, s.log))
 	}

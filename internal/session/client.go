@@ -49,7 +49,7 @@ func eventData(raw json.RawMessage) string {
 func (s Call) withinRate() bool {
 	now := s.env.Now()
 	var ok bool
-	if s.rate, ok = s.rate.take(now, s.env.Config.Limits.ClientEventsPerSecond); !ok {
+	if s.rate, ok = s.rate.take(now, s.env.limits().ClientEventsPerSecond); !ok {
 		s.sendError(pusher.ClientRateLimit, "client event rate limit reached: event dropped")
 		return false
 	}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/hub"
@@ -38,6 +39,24 @@ type Env struct {
 
 	// clientEvents counts each app's client events per second on this node.
 	clientEvents appRates
+	// live holds the limits a reload set (SetLimits); nil means
+	// Config.Limits.
+	live atomic.Pointer[config.Limits]
+}
+
+// SetLimits makes every connection apply l's per-connection limits
+// (client_events_per_second, max_subscriptions_per_connection) from its
+// next message on: a lowered cap refuses what comes next and takes back
+// nothing already granted. It is safe to call while connections run.
+func (e *Env) SetLimits(l config.Limits) { e.live.Store(&l) }
+
+// limits returns the limits in force: one atomic load, no lock, on the
+// loops' path.
+func (e *Env) limits() *config.Limits {
+	if l := e.live.Load(); l != nil {
+		return l
+	}
+	return &e.Config.Limits
 }
 
 // CacheMiss reports a subscription to a cache channel with nothing cached.

@@ -30,7 +30,7 @@ func (s Call) subscribe(msg pusher.Message) {
 		}
 		return
 	}
-	if max := s.env.Config.Limits.MaxSubscriptionsPerConnection; int(s.nclient) >= max {
+	if max := s.env.limits().MaxSubscriptionsPerConnection; int(s.nclient) >= max {
 		s.subscriptionError(name, "LimitReached", fmt.Sprintf("a connection may subscribe to at most %d channels; unsubscribe from one first", max), 403)
 		return
 	}
