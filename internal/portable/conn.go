@@ -66,7 +66,8 @@ func (c *conn) enqueue(frame []byte, isClose bool) {
 	if c.closing || c.failed {
 		return
 	}
-	if c.t.cfg.Policy.Overflows(c.queued, len(frame)) {
+	budget := c.t.cfg.Policy.Budget
+	if c.t.cfg.Policy.Overflows(c.queued, len(frame)) || (c.queued > 0 && !budget.Fits(len(frame))) {
 		// A slow consumer: the close frame goes after what is queued, past
 		// the cap, so a client that reads again learns why (4100: pusher-js
 		// backs off, then reconnects); the write timeout ends one that does not.
@@ -77,6 +78,7 @@ func (c *conn) enqueue(frame []byte, isClose bool) {
 	}
 	c.queue = append(c.queue, frame)
 	c.queued += len(frame)
+	budget.Add(len(frame))
 	c.closing = isClose
 	select {
 	case c.wake <- struct{}{}:
@@ -108,15 +110,18 @@ func (c *conn) writeQueued() bool {
 	frames, closing := c.queue, c.closing
 	c.queue, c.queued = nil, 0
 	c.mu.Unlock()
-	for _, f := range frames {
+	budget := c.t.cfg.Policy.Budget
+	for i, f := range frames {
 		c.nc.SetWriteDeadline(time.Now().Add(c.t.cfg.Policy.WriteTimeout))
 		n, err := c.nc.Write(f)
 		c.t.stats.BytesOut.Add(int64(n))
 		if err != nil {
 			c.setReason(writeFailure(err))
 			c.nc.Close()
+			budget.Add(-queuedBytes(frames[i:]))
 			return false
 		}
+		budget.Add(-len(f))
 		c.t.stats.FramesOut.Add(1)
 	}
 	if closing {
@@ -126,9 +131,22 @@ func (c *conn) writeQueued() bool {
 	return true
 }
 
+// queuedBytes returns the bytes of frames.
+func queuedBytes(frames [][]byte) int {
+	n := 0
+	for _, f := range frames {
+		n += len(f)
+	}
+	return n
+}
+
 func (c *conn) stopWriter() {
 	close(c.done)
 	<-c.written
+	c.mu.Lock()
+	c.t.cfg.Policy.Budget.Add(-c.queued) // what the writer never took
+	c.queue, c.queued = nil, 0
+	c.mu.Unlock()
 	c.nc.Close()
 }
 
