@@ -187,8 +187,8 @@ type Limits struct {
 	// WriteBacklogTotal bounds the bytes queued for slow clients over all
 	// connections together; past it the largest backlogs are closed with
 	// 4100. Zero value means a quarter of the memory ceiling (max_memory,
-	// or its cgroup-derived value), or 256 MiB when there is none.
-	WriteBacklogTotal int `yaml:"write_backlog_total" env:"ROOST_WRITE_BACKLOG_TOTAL" default:"0" unit:"bytes" check:"min=0" help:"bytes queued for slow clients over all connections, the largest closed with 4100 past it; 0 means a quarter of the memory ceiling, or 256MiB without one"`
+	// or its cgroup-derived value), or 64 MiB when there is none.
+	WriteBacklogTotal int `yaml:"write_backlog_total" env:"ROOST_WRITE_BACKLOG_TOTAL" default:"0" unit:"bytes" check:"min=0" help:"bytes queued for slow clients over all connections, the largest closed with 4100 past it; 0 means a quarter of the memory ceiling, or 64MiB without one"`
 
 	// SendBuffer caps each WebSocket socket's kernel send buffer
 	// (SO_SNDBUF; Linux doubles it for its bookkeeping), so that a client

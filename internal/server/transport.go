@@ -27,10 +27,10 @@ func policy(c *config.Config) transport.Policy {
 
 // defaultBacklogBudget is the node's backlog budget when there is no
 // memory ceiling to derive it from.
-const defaultBacklogBudget = 256 << 20
+const defaultBacklogBudget = 64 << 20
 
 // backlogBudget is limits.write_backlog_total, or its default: a quarter
-// of the memory ceiling the admission gate applies, 256 MiB without one.
+// of the memory ceiling the admission gate applies, 64 MiB without one.
 func backlogBudget(l config.Limits) int64 {
 	if l.WriteBacklogTotal > 0 {
 		return int64(l.WriteBacklogTotal)
