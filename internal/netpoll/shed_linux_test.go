@@ -49,7 +49,7 @@ func TestBudgetShedsLargestBacklogs(t *testing.T) {
 		checkShedLargestFirst(t, round, conns[readers:])
 	}
 	for i := range readers {
-		if conns[i].flags&fShed != 0 || len(drainPeer(t, conns[i], peers[i], got[i])) != rounds*len(frame) {
+		if conns[i].flags&fShed != 0 || len(append(got[i], drain(t, conns[i], peers[i])...)) != rounds*len(frame) {
 			t.Errorf("reader %d: shed %v, lost frames", i, conns[i].flags&fShed != 0)
 		}
 	}
@@ -58,7 +58,7 @@ func TestBudgetShedsLargestBacklogs(t *testing.T) {
 			conns[len(conns)-1].flags&fShed != 0, conns[readers].flags&fShed != 0)
 	}
 	last := conns[len(conns)-1]
-	if out := drainPeer(t, last, peers[len(peers)-1], nil); !bytes.HasSuffix(out, transport.SlowClose) {
+	if out := drain(t, last, peers[len(peers)-1]); !bytes.HasSuffix(out, transport.SlowClose) {
 		t.Errorf("a shed connection does not end with the 4100 close frame")
 	}
 	if q, held := l.cfg.Policy.Budget.Queued(), l.queued; q != held {
@@ -75,19 +75,6 @@ func checkShedLargestFirst(t *testing.T, round int, slow []*conn) {
 			t.Fatalf("round %d: non-reader %d shed before the larger %d", round, i-1, i)
 		}
 	}
-}
-
-// drainPeer reads what c's backlog still holds, after got.
-func drainPeer(t *testing.T, c *conn, peer int, got []byte) []byte {
-	t.Helper()
-	for i := 0; c.backlogged(); i++ {
-		if i > 100000 {
-			t.Fatal("the backlog never drained")
-		}
-		got = append(got, readAll(t, peer)...)
-		c.flush()
-	}
-	return append(got, readAll(t, peer)...)
 }
 
 // TestBudgetReleaseReturnsBytes: a connection released with a backlog
