@@ -184,6 +184,18 @@ type Limits struct {
 	// connection before it is closed.
 	WriteBacklog int `yaml:"write_backlog" env:"ROOST_WRITE_BACKLOG" default:"1MiB" unit:"bytes" check:"positive" help:"bytes queued for a slow client before it is closed"`
 
+	// WriteBacklogTotal bounds the bytes queued for slow clients over all
+	// connections together; past it the largest backlogs are closed with
+	// 4100. Zero value means a quarter of the memory ceiling (max_memory,
+	// or its cgroup-derived value), or 64 MiB when there is none.
+	WriteBacklogTotal int `yaml:"write_backlog_total" env:"ROOST_WRITE_BACKLOG_TOTAL" default:"0" unit:"bytes" check:"min=0" help:"bytes queued for slow clients over all connections, the largest closed with 4100 past it; 0 means a quarter of the memory ceiling, or 64MiB without one"`
+
+	// SendBuffer caps each WebSocket socket's kernel send buffer
+	// (SO_SNDBUF; Linux doubles it for its bookkeeping), so that a client
+	// that does not read parks no more than that in the kernel. Zero value
+	// leaves the kernel's default and its autotuning.
+	SendBuffer int `yaml:"send_buffer" env:"ROOST_SEND_BUFFER" default:"128KiB" unit:"bytes" check:"min=0" help:"kernel send buffer of each WebSocket socket (SO_SNDBUF); 0 leaves the kernel's autotuning"`
+
 	// WriteTimeout closes a connection whose writes stay blocked this long.
 	WriteTimeout time.Duration `yaml:"write_timeout" env:"ROOST_WRITE_TIMEOUT" default:"10s" check:"positive" help:"a connection whose writes stay blocked this long is closed"`
 

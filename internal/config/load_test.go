@@ -29,6 +29,8 @@ limits:
   max_body_size: 2MB
   max_event_data: 20480
   write_backlog: "512 KiB"
+  write_backlog_total: 32MiB
+  send_buffer: 64KiB
   write_timeout: 3s
   handshake_timeout: 2s
   max_header_bytes: 8KiB
@@ -96,6 +98,7 @@ func fullConfig() Config {
 		ShutdownTimeout: time.Minute, GCPercent: 40,
 		Limits: Limits{
 			MaxMessageSize: 32 << 10, MaxBodySize: 2e6, MaxEventData: 20480, WriteBacklog: 512 << 10,
+			WriteBacklogTotal: 32 << 20, SendBuffer: 64 << 10,
 			WriteTimeout: 3 * time.Second, HandshakeTimeout: 2 * time.Second,
 			MaxHeaderBytes: 8 << 10, APIBodyTimeout: 4 * time.Second, APIRequestsPerIP: 8,
 			APIBodyMemory: 16 << 20, ClientEventsPerSecond: 20, MaxSubscriptionsPerConnection: 300,
@@ -151,7 +154,7 @@ func TestDefault(t *testing.T) {
 			ACME: ACME{DirectoryURL: "https://acme-v02.api.letsencrypt.org/directory", HTTPAddr: ":80"}},
 		ActivityTimeout: 120 * time.Second, PongWait: 30 * time.Second, ShutdownTimeout: 10 * time.Second, GCPercent: 50,
 		Limits: Limits{
-			MaxMessageSize: 65536, MaxBodySize: 1 << 20, MaxEventData: 10240, WriteBacklog: 1 << 20,
+			MaxMessageSize: 65536, MaxBodySize: 1 << 20, MaxEventData: 10240, WriteBacklog: 1 << 20, SendBuffer: 128 << 10,
 			WriteTimeout: 10 * time.Second, HandshakeTimeout: 5 * time.Second,
 			MaxHeaderBytes: 16384, APIBodyTimeout: 10 * time.Second, APIRequestsPerIP: 32,
 			APIBodyMemory: 64 << 20, ClientEventsPerSecond: 10, MaxSubscriptionsPerConnection: 100,

@@ -26,6 +26,7 @@ const (
 	fHandshake                    // accepted by the loop, its request head still being read
 	fHello                        // being upgraded: frames join the 101 in one write
 	fRing                         // a send waits in the loop's io_uring (uring_linux.go)
+	fShed                         // closed for the node's backlog budget (shed_linux.go)
 )
 
 // conn is one WebSocket connection owned by a loop. It is the only memory an
@@ -73,6 +74,7 @@ func (l *loop) add(r *addReq) {
 		l.closeSocket(r.fd)
 		return
 	}
+	l.capSend(r.fd)
 	c := &conn{l: l, fd: int32(r.fd), slot: slot, seen: l.now, ws: r.ws}
 	l.conns[slot] = c
 	if r.tls != nil {
@@ -170,7 +172,9 @@ func (c *conn) wrote(frame []byte, n int, err error) {
 		return
 	}
 	if n < len(frame) {
-		c.ext().blocked = l.now
+		x := c.ext()
+		x.blocked = l.now
+		x.edge = len(frame) - max(n, 0) // kept whole if shed: it may be a frame begun, or a 101 and frames
 		c.queue(frame[max(n, 0):])
 		c.armOut(true)
 		c.scheduleBefore(c.writeDeadline())
@@ -186,7 +190,10 @@ func (c *conn) queue(b []byte) {
 		c.slow(b)
 		return
 	}
-	x.backlog = append(x.backlog, b...)
+	c.grow(b)
+	if c.flags&fClosing == 0 {
+		c.l.fit()
+	}
 }
 
 // slow closes a consumer whose backlog would pass the cap with b. The close
@@ -199,7 +206,7 @@ func (c *conn) slow(b []byte) {
 	x := c.x
 	c.l.log.Warn("slow consumer closed", "backlog", len(x.backlog)+len(b))
 	if len(x.backlog) == 0 || c.flags&fTLS != 0 { // a TLS record must stay whole to decrypt
-		x.backlog = append(x.backlog, b...)
+		c.grow(b)
 	}
 	c.why.Set(connstats.Slow)
 	c.closing()
@@ -207,7 +214,8 @@ func (c *conn) slow(b []byte) {
 		c.flags |= fSlowTLS // encrypted once crypto/tls's write returns (tls_linux.go)
 		return
 	}
-	x.backlog = append(x.backlog, transport.SlowClose...)
+	c.grow(transport.SlowClose)
+	c.l.fit()
 }
 
 // flush writes the backlog when the socket can take more.
@@ -225,6 +233,10 @@ func (c *conn) flush() {
 		return
 	}
 	x.blocked = c.l.now
+	if c.flags&fTLS == 0 {
+		x.advance(n)
+	}
+	c.account(-n)
 	x.backlog = x.backlog[:copy(x.backlog, x.backlog[n:])]
 	if len(x.backlog) == 0 {
 		c.armOut(false)

@@ -13,6 +13,7 @@ type extra struct {
 	pending []byte         // an incomplete frame, kept until the rest arrives
 	frag    []byte         // a fragmented message in progress (the decoder's buffer)
 	backlog []byte         // bytes the socket has not taken yet
+	edge    int            // backlog[edge:] starts on a frame boundary (shed_linux.go)
 	blocked int64          // Unix ns since which the backlog has made no progress
 	from    netip.Addr     // a handshaking connection's client address
 	source  netip.AddrPort // the client its PROXY header named, if any

@@ -137,6 +137,7 @@ func (l *loop) handshaking(fd int, from netip.Addr) {
 		unix.Close(fd)
 		return
 	}
+	l.capSend(fd)
 	c := &conn{l: l, fd: int32(fd), slot: slot, flags: fHandshake, seen: l.now, mark: l.now + int64(l.headTimeout)}
 	l.handshakes++
 	l.conns[slot] = c

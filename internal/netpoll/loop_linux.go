@@ -60,20 +60,22 @@ type loop struct {
 	waits *waiter // parks the loop in Go's poller (wait_linux.go); nil: epoll_wait blocks
 
 	// Owned by the loop goroutine.
-	conns    []*conn     // by slot
-	tlsConns []*tls.Conn // by slot, for TLS connections; nil until the loop has one
-	free     []int32     // slots of closed connections, for reuse
-	wheel    *wheel.Wheel
-	buf      []byte
-	now      int64 // Unix nanoseconds at the last wake-up
-	dying    []*conn
-	budget   int     // what the connection being decoded may still spend this turn
-	frag     []byte  // the fragment buffer of the connection being decoded: a slot whose address does not escape per call
-	deferred []*conn // connections whose read input waits for the next turn
-	resuming []*conn // the previous turn's deferred, being resumed
-	draining bool
-	local    counters
-	uring    *uring // with Config.Uring: deliveries' sends, batched (uring_linux.go)
+	conns     []*conn     // by slot
+	tlsConns  []*tls.Conn // by slot, for TLS connections; nil until the loop has one
+	free      []int32     // slots of closed connections, for reuse
+	wheel     *wheel.Wheel
+	buf       []byte
+	now       int64 // Unix nanoseconds at the last wake-up
+	dying     []*conn
+	budget    int     // what the connection being decoded may still spend this turn
+	frag      []byte  // the fragment buffer of the connection being decoded: a slot whose address does not escape per call
+	deferred  []*conn // connections whose read input waits for the next turn
+	resuming  []*conn // the previous turn's deferred, being resumed
+	draining  bool
+	local     counters
+	queued    int64  // bytes in the loop's backlogs (shed_linux.go)
+	sheddable int64  // of which in connections not shed yet
+	uring     *uring // with Config.Uring: deliveries' sends, batched (uring_linux.go)
 
 	// The listening socket, when the loop accepts (handshake_linux.go).
 	lfd         int        // -1 once Unlisten closed it

@@ -78,6 +78,7 @@ func (l *loop) kill(c *conn, why connstats.Reason) {
 		return
 	}
 	c.why.Set(why)
+	c.forget()
 	c.flags |= fDead | fClosing
 	l.dying = append(l.dying, c)
 	if s := l.cfg.Stats; s != nil && c.flags&fHandshake == 0 {
@@ -117,6 +118,7 @@ func (l *loop) release(c *conn) {
 	l.conns[c.slot] = nil
 	l.free = append(l.free, c.slot)
 	if x := c.x; x != nil {
+		c.drop(0)
 		ws.Discard(&c.ws, &x.frag)
 		c.x = nil
 		putExtra(x)

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/roostproject/roost/internal/connstats"
@@ -24,7 +25,8 @@ type conn struct {
 	// goroutines start, then only read.
 	deflate bool
 
-	mu      sync.Mutex // guards queue, queued, closing, failed, why
+	held    atomic.Int64 // bytes queued or being written, counted in the node's budget
+	mu      sync.Mutex   // guards queue, queued, closing, failed, why
 	queue   [][]byte
 	queued  int
 	closing bool // a close frame is queued: nothing may follow it
@@ -66,7 +68,7 @@ func (c *conn) enqueue(frame []byte, isClose bool) {
 	if c.closing || c.failed {
 		return
 	}
-	if c.t.cfg.Policy.Overflows(c.queued, len(frame)) {
+	if c.t.cfg.Policy.Overflows(c.queued, len(frame)) || c.overBudget(len(frame)) {
 		// A slow consumer: the close frame goes after what is queued, past
 		// the cap, so a client that reads again learns why (4100: pusher-js
 		// backs off, then reconnects); the write timeout ends one that does not.
@@ -77,6 +79,7 @@ func (c *conn) enqueue(frame []byte, isClose bool) {
 	}
 	c.queue = append(c.queue, frame)
 	c.queued += len(frame)
+	c.hold(len(frame))
 	c.closing = isClose
 	select {
 	case c.wake <- struct{}{}:
@@ -108,15 +111,17 @@ func (c *conn) writeQueued() bool {
 	frames, closing := c.queue, c.closing
 	c.queue, c.queued = nil, 0
 	c.mu.Unlock()
-	for _, f := range frames {
+	for i, f := range frames {
 		c.nc.SetWriteDeadline(time.Now().Add(c.t.cfg.Policy.WriteTimeout))
 		n, err := c.nc.Write(f)
 		c.t.stats.BytesOut.Add(int64(n))
 		if err != nil {
 			c.setReason(writeFailure(err))
 			c.nc.Close()
+			c.hold(-queuedBytes(frames[i:]))
 			return false
 		}
+		c.hold(-len(f))
 		c.t.stats.FramesOut.Add(1)
 	}
 	if closing {
@@ -126,9 +131,37 @@ func (c *conn) writeQueued() bool {
 	return true
 }
 
+// hold counts n more bytes (negative: fewer) held for the connection.
+func (c *conn) hold(n int) {
+	c.held.Add(int64(n))
+	c.t.cfg.Policy.Budget.Add(n)
+}
+
+// overBudget reports whether n more bytes pass the node's budget while the
+// connection holds more than its share of it. The portable transport has no
+// loop that sees all its connections, so it sheds the one that is queuing,
+// never one that holds less than the budget split evenly over them.
+func (c *conn) overBudget(n int) bool {
+	b := c.t.cfg.Policy.Budget
+	return !b.Fits(n) && (c.held.Load()+int64(n))*max(c.t.count.Load(), 1) > b.Limit()
+}
+
+// queuedBytes returns the bytes of frames.
+func queuedBytes(frames [][]byte) int {
+	n := 0
+	for _, f := range frames {
+		n += len(f)
+	}
+	return n
+}
+
 func (c *conn) stopWriter() {
 	close(c.done)
 	<-c.written
+	c.mu.Lock()
+	c.hold(-c.queued) // what the writer never took
+	c.queue, c.queued = nil, 0
+	c.mu.Unlock()
 	c.nc.Close()
 }
 

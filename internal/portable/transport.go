@@ -102,6 +102,7 @@ func (t *Transport) Serve(nc net.Conn, buffered []byte, app *config.App, st ws.S
 	t.wg.Add(1)
 	t.mu.Unlock()
 	defer t.wg.Done()
+	capSend(nc, t.cfg.Policy.SendBuffer)
 	c := newConn(t, nc, st)
 	t.count.Add(1)
 	t.stats.Opened()
@@ -170,4 +171,14 @@ func (t *Transport) Shutdown(ctx context.Context) error {
 	t.do(func() {})
 	<-t.stopped
 	return ctx.Err()
+}
+
+// capSend caps the kernel send buffer of nc's socket (Policy.SendBuffer).
+func capSend(nc net.Conn, n int) {
+	if tc, ok := nc.(interface{ NetConn() net.Conn }); ok {
+		nc = tc.NetConn()
+	}
+	if tcp, ok := nc.(*net.TCPConn); ok && n > 0 {
+		tcp.SetWriteBuffer(n)
+	}
 }

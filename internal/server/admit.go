@@ -28,15 +28,19 @@ func gateConfig(l config.Limits) admission.Config {
 	if maxConns == 0 {
 		maxConns = admission.FileLimitConnections(admission.FileLimit())
 	}
-	maxMem := uint64(l.MaxMemory)
-	if maxMem == 0 {
-		maxMem = admission.CgroupMemory()
-	}
 	return admission.Config{
 		MaxConnections: maxConns, MaxPerIP: l.MaxConnectionsPerIP,
 		PerSecond: l.HandshakesPerSecond, PerSecondPerIP: l.HandshakesPerSecondPerIP,
-		MaxMemory: maxMem, IPv6Prefix: l.IPv6Prefix,
+		MaxMemory: memoryCeiling(l), IPv6Prefix: l.IPv6Prefix,
 	}
+}
+
+// memoryCeiling is max_memory, or its default from the cgroup (0: none).
+func memoryCeiling(l config.Limits) uint64 {
+	if l.MaxMemory > 0 {
+		return uint64(l.MaxMemory)
+	}
+	return admission.CgroupMemory()
 }
 
 // retryAfter is the Retry-After of a 503: a rate refills within a second;

@@ -16,11 +16,29 @@ func policy(c *config.Config) transport.Policy {
 	return transport.Policy{
 		MaxMessage:      c.Limits.MaxMessageSize,
 		WriteBacklog:    c.Limits.WriteBacklog,
+		SendBuffer:      c.Limits.SendBuffer,
+		Budget:          transport.NewBudget(backlogBudget(c.Limits)),
 		WriteTimeout:    c.Limits.WriteTimeout,
 		ActivityTimeout: c.ActivityTimeout,
 		PongWait:        c.PongWait,
 		CloseTimeout:    c.Limits.HandshakeTimeout,
 	}
+}
+
+// defaultBacklogBudget is the node's backlog budget when there is no
+// memory ceiling to derive it from.
+const defaultBacklogBudget = 64 << 20
+
+// backlogBudget is limits.write_backlog_total, or its default: a quarter
+// of the memory ceiling the admission gate applies, 64 MiB without one.
+func backlogBudget(l config.Limits) int64 {
+	if l.WriteBacklogTotal > 0 {
+		return int64(l.WriteBacklogTotal)
+	}
+	if ceiling := memoryCeiling(l); ceiling > 0 {
+		return int64(ceiling / 4)
+	}
+	return defaultBacklogBudget
 }
 
 // encode turns a message into the one frame every subscriber receives.

@@ -12,6 +12,12 @@ type Policy struct {
 	// WriteBacklog is how many bytes may wait for a slow socket before the
 	// connection is closed as a slow consumer.
 	WriteBacklog int
+	// SendBuffer caps each socket's kernel send buffer (SO_SNDBUF), in
+	// bytes; 0 leaves the kernel's default and autotuning.
+	SendBuffer int
+	// Budget bounds the bytes queued over all connections; nil means
+	// unbounded.
+	Budget *Budget
 	// WriteTimeout closes a connection whose writes make no progress this
 	// long, as a slow consumer.
 	WriteTimeout time.Duration
