@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"strconv"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,9 +29,10 @@ const countSettle = 500 * time.Millisecond
 // Channel.mu.
 type countState struct {
 	last    time.Time
-	pending bool // a count is due later (the throttle)
-	reading bool // a count is being read from the store
-	again   bool // the count changed while it was read: read it again
+	pending bool        // a count is due later (the throttle)
+	reading bool        // a count is being read from the store
+	again   bool        // the count changed while it was read: read it again
+	counted atomic.Bool // CountChanged was called: the app counts the channel
 	settle  *time.Timer
 }
 
@@ -38,6 +40,9 @@ type countState struct {
 // on a busy channel, when the throttle allows, and with a shared store
 // again once the count has settled (countSettle).
 func (h *Hub) CountChanged(ch *Channel) {
+	ch.mu.Lock()
+	ch.extra().counts.counted.Store(true)
+	ch.mu.Unlock()
 	if h.countDue(ch) {
 		h.publishCount(ch)
 	}
@@ -125,6 +130,20 @@ func (h *Hub) sendCounts(ctx context.Context, ch *Channel) {
 		ch.mu.Unlock()
 		if !again {
 			return
+		}
+	}
+}
+
+// recount reads and sends again the count of every channel with local
+// subscribers that is counted: after an outage, the counts read meanwhile
+// were this node's alone, or failed.
+func (h *Hub) recount() {
+	for _, ch := range h.channels(func(ch *Channel) bool {
+		x := ch.x.Load()
+		return x != nil && x.counts.counted.Load()
+	}) {
+		if h.countDue(ch) {
+			h.publishCount(ch)
 		}
 	}
 }
