@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -20,6 +22,11 @@ import (
 type counts struct {
 	r *Redis
 	tally.Book
+	// batch is the changes sent to Redis and not answered yet, and batchID
+	// its id, unique to this process (see addScript); both guarded by
+	// Book.Writing.
+	batch   map[pair]int
+	batchID uint64
 }
 
 var _ hub.Counts = (*counts)(nil)
@@ -28,7 +35,7 @@ var _ hub.Counts = (*counts)(nil)
 type pair = tally.Key
 
 func newCounts(r *Redis) counts {
-	return counts{r: r}
+	return counts{r: r, batchID: uint64(time.Now().UnixNano())}
 }
 
 // Count implements hub.Counts.
@@ -76,46 +83,59 @@ func (c *counts) Channels(ctx context.Context, app, prefix string) (map[string]i
 	return out, nil
 }
 
-// flush writes the changes gathered since the last flush; they are kept for
-// the next one when Redis cannot take them, and all counts are written
-// again when Redis may have taken them after all.
+// flush writes the batch Redis has not confirmed, if there is one, and
+// then the changes gathered since the last flush as a new batch.
 func (c *counts) flush() {
 	c.Writing.Lock()
 	defer c.Writing.Unlock()
-	pending := c.TakePending()
-	if len(pending) == 0 {
+	if len(c.batch) > 0 && !c.send() {
 		return
 	}
-	keys := make([]pair, 0, len(pending))
+	c.batch, c.batchID = c.TakePending(), c.batchID+1
+	if len(c.batch) > 0 {
+		c.send()
+	}
+}
+
+// send writes c.batch, each change once (see addScript), and reports the
+// transitions of the changes Redis answers. The others stay in c.batch, to
+// be sent again under the same id: Redis may have made them without its
+// answer arriving (a reply lost to a timeout, a stalled Redis that runs
+// them when it resumes), and their transitions are known only from its
+// receipts. It reports whether the whole batch is written.
+func (c *counts) send() bool {
+	keys := make([]pair, 0, len(c.batch))
 	var cmds []*redis.Cmd
+	id := strconv.FormatUint(c.batchID, 10)
 	ctx, cancel := context.WithTimeout(c.r.ctx, c.r.cfg.SlowReply)
 	defer cancel()
 	err := c.r.call(ctx, func(ctx context.Context) error {
 		_, err := c.r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			for k, d := range pending {
+			for k, d := range c.batch {
 				keys = append(keys, k)
-				cmds = append(cmds, addScript.Eval(ctx, p, []string{c.r.channelsKey(k.App)}, k.Name, c.r.node, d, "", 0))
+				ks := []string{c.r.channelsKey(k.App), c.r.receiptsKey(k.App)}
+				cmds = append(cmds, addScript.Eval(ctx, p, ks, k.Name, c.r.node, d, "", 0, id))
 			}
 			return nil
 		})
 		return err
 	})
-	switch {
-	case errors.Is(err, errDown):
-		c.Keep(pending)
-	case err != nil:
+	if err != nil && !errors.Is(err, errDown) {
 		c.Dirty.Store(true)
-		c.report(keys, cmds) // the scripts that ran before the error
-	default:
-		c.report(keys, cmds)
 	}
+	c.report(keys, cmds)
+	return len(c.batch) == 0
 }
 
 // resync writes this node's count of every channel outright, and drops its
-// share of channels it no longer has subscribers on.
+// share of channels it no longer has subscribers on. The batch Redis has
+// not answered goes first, so that its transitions are reported once.
 func (c *counts) resync() {
 	c.Writing.Lock()
 	defer c.Writing.Unlock()
+	if len(c.batch) > 0 && !c.send() {
+		return
+	}
 	byApp := make(map[string][]any)
 	for k, n := range c.TakeAll() {
 		byApp[k.App] = append(byApp[k.App], k.Name, n, "")
@@ -164,6 +184,7 @@ func (c *counts) report(keys []pair, cmds []*redis.Cmd) {
 	for i, cmd := range cmds {
 		if before, after, full, err := totals(cmd); err == nil && !full {
 			c.r.transition(keys[i], before, after)
+			delete(c.batch, keys[i])
 		}
 	}
 }

@@ -44,6 +44,10 @@ func (r *Redis) cacheKey(app, channel string) string    { return r.chanKey("cach
 func (r *Redis) channelsKey(app string) string          { return r.appKey("channels", app) }
 func (r *Redis) usersKey(app string) string             { return r.appKey("users", app) }
 
+// receiptsKey names this node's receipts of its last count batch to app's
+// counts (see addScript), in the counts' slot.
+func (r *Redis) receiptsKey(app string) string { return r.appKey("receipts", app) + ":" + r.node }
+
 // webhookKey names a held webhook event. The webhooks name an event
 // "kind:app:channel[:user]"; its key is tagged with the channel, so it
 // lives with the channel's other keys. A name of another shape is kept

@@ -172,14 +172,17 @@ func isReply(err error) bool {
 // remoteFailed answers ops Redis did not answer. Whether it carried them
 // out is unknown, so the node will write its shares again. If Redis is
 // unreachable, the local answers stand; if it is only slow, a join or a
-// sign-in is taken back and fails, and a leave or a sign-out (whose
-// connection is gone) stands without an announcement.
+// sign-in is taken back and fails, a sign-out (whose connection is gone)
+// stands without an announcement, and a leave of the member's last
+// connection here is deferred as while Redis is unreachable: Redis may
+// carry it out when it answers again, and the departure is announced once
+// Redis confirms it.
 func (r *Redis) remoteFailed(ops []*op, err error) {
 	r.link.Dirty.Store(true)
 	unreachable := errors.Is(r.failed(err), errDown)
 	for _, o := range ops {
 		switch {
-		case unreachable:
+		case unreachable || o.Kind == sharechange.Leave:
 			o.done <- result{yes: o.LocalAnswer(&r.deferred)}
 		case o.Adds():
 			o.Undo()

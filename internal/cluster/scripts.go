@@ -5,7 +5,25 @@ import "github.com/redis/go-redis/v9"
 // addScript changes one node's share of a hash entry.
 // KEYS[1] hash; ARGV: field, node, delta, info ("" none), max entries (0 none).
 // Returns {before, after} totals, or -1 when a new entry would exceed max.
+//
+// With KEYS[2] (the node's receipts, see counts.flush) and ARGV[6] (the
+// batch's id) the change is made once per batch: the answer is kept in the
+// receipts, and a batch sent again gets it back instead of a second change.
+// The receipts hold one batch, the node's last ('#' is its id; no channel
+// name contains '#').
 var addScript = redis.NewScript(`
+if KEYS[2] then
+  if redis.call('HGET', KEYS[2], '#') == ARGV[6] then
+    local r = redis.call('HGET', KEYS[2], ARGV[1])
+    if r then
+      local b, a = string.match(r, '^(%-?%d+) (%-?%d+)$')
+      return {tonumber(b), tonumber(a)}
+    end
+  else
+    redis.call('DEL', KEYS[2])
+    redis.call('HSET', KEYS[2], '#', ARGV[6])
+  end
+end
 local v = redis.call('HGET', KEYS[1], ARGV[1])
 local e
 if v then
@@ -26,6 +44,10 @@ if after > 0 then
   redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(e))
 else
   redis.call('HDEL', KEYS[1], ARGV[1])
+end
+if KEYS[2] then
+  redis.call('HSET', KEYS[2], ARGV[1], before .. ' ' .. after)
+  redis.call('PEXPIRE', KEYS[2], 3600000)
 end
 return {before, after}
 `)

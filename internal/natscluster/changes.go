@@ -70,13 +70,15 @@ func (n *Node) target(b *buckets, c *change) (kv jetstream.KeyValue, k, field st
 // failed answers a change NATS did not carry out, or did not confirm:
 // the node will write its shares again. If NATS is unreachable the local
 // answer stands; if it is only slow, a join or sign-in is taken back and
-// fails, and a leave or sign-out (whose connection is gone) stands without
-// an announcement.
+// fails, a sign-out (whose connection is gone) stands without an
+// announcement, and a leave of the member's last connection here is
+// deferred as while NATS is unreachable: NATS may carry it out when it
+// answers again, and the departure is announced once NATS confirms it.
 func (n *Node) failed(c *change, err error) (bool, error) {
 	n.link.Dirty.Store(true)
 	n.link.Suspect()
 	switch {
-	case !n.nc.IsConnected():
+	case !n.nc.IsConnected() || c.Kind == sharechange.Leave:
 		return c.LocalAnswer(&n.deferred), nil
 	case c.Undo != nil:
 		c.Undo()
