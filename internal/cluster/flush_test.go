@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -34,5 +35,37 @@ func TestFlushBesideResyncWritesOnce(t *testing.T) {
 		if o := obs.Occupied.Load(); o != int32(i+1) {
 			t.Fatalf("round %d: channel_occupied reported %d times, want %d", i, o, i+1)
 		}
+	}
+}
+
+// TestCountBatchSentAgainIsWrittenOnce sends a count batch again under its
+// id, as a node does when Redis's answer was lost (a timeout, a stalled
+// Redis that runs the batch when it resumes): the change is made once and
+// its channel_occupied reported once; the next batch changes the count.
+func TestCountBatchSentAgainIsWrittenOnce(t *testing.T) {
+	obs := &clustertest.Occupancy{}
+	rs, _ := nodesWith(t, testutil.MachineRedisURL, 1, 0, func(_ int, c *Config) { c.Observer = obs })
+	r := rs[0]
+	c := &r.counts
+	k := pair{App: "app", Name: "again"}
+	id := strconv.FormatUint(c.batchID, 10)
+	keys := []string{r.channelsKey(k.App), r.receiptsKey(k.App)}
+	if err := addScript.Run(context.Background(), r.rdb, keys, k.Name, r.node, 1, "", 0, id).Err(); err != nil {
+		t.Fatal(err) // the batch Redis carried out, its answer lost
+	}
+	c.batch = map[pair]int{k: 1}
+	if !c.send() {
+		t.Fatal("batch not written")
+	}
+	if n, err := c.Count(context.Background(), k.App, k.Name); err != nil || n != 1 {
+		t.Fatalf("count %d (%v) after one batch sent twice, want 1", n, err)
+	}
+	if o := obs.Occupied.Load(); o != 1 {
+		t.Fatalf("channel_occupied reported %d times, want 1", o)
+	}
+	c.batch, c.batchID = map[pair]int{k: 1}, c.batchID+1
+	c.send()
+	if n, _ := c.Count(context.Background(), k.App, k.Name); n != 2 {
+		t.Fatalf("count %d after the next batch, want 2", n)
 	}
 }
