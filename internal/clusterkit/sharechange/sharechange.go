@@ -75,17 +75,25 @@ func (c *Change) LocalAnswer(d *departures.Set) bool {
 		d.Add(c.App, c.Channel, c.Member.ID)
 		return false
 	}
-	return c.Local
+	return c.Local && !c.cameBack(d)
+}
+
+// cameBack reports whether c is a join of a member whose departure d still
+// defers, and forgets that departure: the member never left as far as
+// anyone was told, so its return is not announced either.
+func (c *Change) cameBack(d *departures.Set) bool {
+	return c.Kind == Join && d.Cancel(c.App, c.Channel, c.Member.ID)
 }
 
 // Answer is c's answer from the user's totals across the cluster before
 // and after it: whether they left zero (Join, SignIn) or reached it
-// (Leave, SignOut). A departure is deferred to d while the node is not
+// (Leave, SignOut); a join that cancels the member's deferred departure is
+// not announced (see cameBack). A departure is deferred to d while the node is not
 // settled: another node may not have written its share of the user again
 // yet.
 func (c *Change) Answer(before, after int, settled bool, d *departures.Set) bool {
 	if c.Adds() {
-		return before == 0
+		return !c.cameBack(d) && before == 0
 	}
 	gone := before > 0 && after == 0
 	if gone && c.Kind == Leave && !settled {
