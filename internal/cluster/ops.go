@@ -58,12 +58,14 @@ func (r *Redis) submit(o *op) (bool, error) {
 	}
 	select {
 	case res := <-o.done:
+		o.Greet(r.cfg.Deliver)
 		return res.yes, res.err
 	case <-o.ctx.Done():
 		if o.state.CompareAndSwap(queued, abandoned) {
 			return false, o.ctx.Err()
 		}
 		res := <-o.done // under way, bounded by o.ctx too
+		o.Greet(r.cfg.Deliver)
 		return res.yes, res.err
 	}
 }

@@ -25,7 +25,10 @@ var _ hub.Presence = (*presence)(nil)
 // members first, then to the cluster's, exactly: the check and the write
 // are one compare-and-set of the channel's key.
 func (p *presence) Join(ctx context.Context, app, channel string, m hub.Member, max int) (bool, error) {
-	return p.n.apply(ctx, &change{sharechange.Change{Kind: sharechange.Join, App: app, Channel: channel, Member: m, Max: max}})
+	c := &change{sharechange.Change{Kind: sharechange.Join, App: app, Channel: channel, Member: m, Max: max}}
+	first, err := p.n.apply(ctx, c)
+	c.Greet(p.n.cfg.Deliver)
+	return first, err
 }
 
 // Leave implements hub.Presence.

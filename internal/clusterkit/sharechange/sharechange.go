@@ -34,6 +34,9 @@ type Change struct {
 
 	Local bool   // the answer from this node's share alone
 	Undo  func() // takes the local change back (Join, SignIn)
+	// Returned is set by an answer to a join that cancelled the member's
+	// deferred departure (see cameBack).
+	Returned bool
 }
 
 // Adds reports whether c adds a connection (Join, SignIn).
@@ -82,7 +85,18 @@ func (c *Change) LocalAnswer(d *departures.Set) bool {
 // defers, and forgets that departure: the member never left as far as
 // anyone was told, so its return is not announced either.
 func (c *Change) cameBack(d *departures.Set) bool {
-	return c.Kind == Join && d.Cancel(c.App, c.Channel, c.Member.ID)
+	c.Returned = c.Kind == Join && d.Cancel(c.App, c.Channel, c.Member.ID)
+	return c.Returned
+}
+
+// Greet hands member_added of a member that came back to this node's
+// subscribers alone, once c is answered: the ones that joined after it
+// left learned the members without it, and no node announces it (the
+// others never heard it left). The joiner is not attached yet.
+func (c *Change) Greet(deliver func(*hub.Message)) {
+	if c.Returned && deliver != nil {
+		deliver(hub.MemberAdded(c.App, c.Channel, c.Member, ""))
+	}
 }
 
 // Answer is c's answer from the user's totals across the cluster before

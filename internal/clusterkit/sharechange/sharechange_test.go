@@ -68,8 +68,18 @@ func TestComebackOfDeferredLeaveIsNotAnnounced(t *testing.T) {
 		if got := d.Take(); len(got) != 0 {
 			t.Fatalf("deferred %v after the comeback, want nothing", got)
 		}
-		if !answer(join, &d) {
-			t.Fatal("a later first join is not announced")
+		if got := greeted(join); len(got) != 1 || got[0].Event != "pusher_internal:member_added" || got[0].Except != "" {
+			t.Fatalf("greeted %v, want one member_added for this node's subscribers", got)
+		}
+		if !answer(join, &d) || len(greeted(join)) != 0 {
+			t.Fatal("a later first join is not announced, or greeted here alone")
 		}
 	}
+}
+
+// greeted returns what c's Greet delivers.
+func greeted(c *Change) []*hub.Message {
+	var got []*hub.Message
+	c.Greet(func(m *hub.Message) { got = append(got, m) })
+	return got
 }
