@@ -67,33 +67,8 @@ type knownFailure struct {
 	why                  string
 }
 
-// knownFailures are the bugs found and not yet fixed; all three lie in
-// the cluster's count and webhook bookkeeping (internal/cluster,
-// internal/natscluster), which is being reworked.
-var knownFailures = []knownFailure{
-	{"redis", "webhook", faultPause, 2, "a presence join refused (503) or a member leaving while Redis is paused leaves " +
-		"channel_occupied/vacated and member_added/removed webhooks that never balance: a vacated without an occupied, " +
-		"an occupied and a member_added never followed by their opposites"},
-	{"redis-cluster", "webhook", faultPause, 3, "the occupancy webhooks of changes made while the cluster is paused are " +
-		"lost: a join refused (503) is followed by a channel_vacated for a channel never announced occupied (seed 3), " +
-		"a channel subscribed meanwhile is never announced occupied (seed 31)"},
-	{"redis-cluster", "webhook", faultData, 31, "in the same run, after the SIGSTOP had lost pub-b's channel_occupied " +
-		"and the restart empty had sent it again, pub-b's last subscriber left around a restart with data and no " +
-		"channel_vacated came: not diagnosed further"},
-	{"nats", "webhook", faultPause, 21, "after a SIGSTOP of NATS a member who joined meanwhile is announced twice: " +
-		"two member_added webhooks for one join"},
-	{"nats", "subscription_count", faultPause, 4, "a subscription made while NATS is paused never gets its " +
-		"pusher_internal:subscription_count: the count written during the outage is not sent again when NATS returns"},
-	// Two subscription changes on two nodes a few milliseconds apart: the
-	// node of the later reads the total before the other's change is
-	// flushed, sends that, and nothing reads the total again. Found on
-	// NATS (seed 13: a reconnect moved a cache channel's one subscriber
-	// to another node, which sent 2 and never 1); the race does not depend
-	// on the backend.
-	{"nats", "subscription_count", "", 13, "subscription_count stays at a total read before another node's change was flushed"},
-	{"redis", "subscription_count", "", 13, "as on NATS"},
-	{"redis-cluster", "subscription_count", "", 13, "as on NATS"},
-}
+// knownFailures are the bugs found and not yet fixed: none.
+var knownFailures = []knownFailure{}
 
 // excused returns why a violation is accepted on backend, or "".
 func excused(backend string, v violation) string {
