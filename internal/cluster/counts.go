@@ -27,6 +27,9 @@ type counts struct {
 	// Book.Writing.
 	batch   map[pair]int
 	batchID uint64
+	// syncing is the resync sent and not answered yet, per app (see
+	// resync); guarded by Book.Writing.
+	syncing map[string][]any
 }
 
 var _ hub.Counts = (*counts)(nil)
@@ -84,11 +87,12 @@ func (c *counts) Channels(ctx context.Context, app, prefix string) (map[string]i
 }
 
 // flush writes the batch Redis has not confirmed, if there is one, and
-// then the changes gathered since the last flush as a new batch.
+// then the changes gathered since the last flush as a new batch; not while
+// a resync waits to be sent again (tickLoop sends it first).
 func (c *counts) flush() {
 	c.Writing.Lock()
 	defer c.Writing.Unlock()
-	if len(c.batch) > 0 && !c.send() {
+	if c.syncing != nil || len(c.batch) > 0 && !c.send() {
 		return
 	}
 	c.batch, c.batchID = c.TakePending(), c.batchID+1
@@ -129,24 +133,47 @@ func (c *counts) send() bool {
 
 // resync writes this node's count of every channel outright, and drops its
 // share of channels it no longer has subscribers on. The batch Redis has
-// not answered goes first, so that its transitions are reported once.
+// not answered goes first, so that its transitions are reported once; a
+// resync Redis does not answer is sent again as it was, under its id, as a
+// batch is, before any later change.
 func (c *counts) resync() {
 	c.Writing.Lock()
 	defer c.Writing.Unlock()
 	if len(c.batch) > 0 && !c.send() {
 		return
 	}
-	byApp := make(map[string][]any)
-	for k, n := range c.TakeAll() {
-		byApp[k.App] = append(byApp[k.App], k.Name, n, "")
+	if c.syncing == nil {
+		c.syncing, c.batchID = c.shares(), c.batchID+1
 	}
+	c.sendSync()
+}
+
+// shares returns, per app, syncScript's arguments for this node's counts.
+func (c *counts) shares() map[string][]any {
+	byApp := make(map[string][]any, len(c.r.cfg.Apps))
+	for _, app := range c.r.cfg.Apps {
+		byApp[app] = []any{c.r.node}
+	}
+	for k, n := range c.TakeAll() {
+		if args, ok := byApp[k.App]; ok {
+			byApp[k.App] = append(args, k.Name, n, "")
+		}
+	}
+	return byApp
+}
+
+// sendSync writes c.syncing and reports what Redis answers; the apps it
+// does not answer stay for the next resync.
+func (c *counts) sendSync() {
+	id := strconv.FormatUint(c.batchID, 10)
 	ctx, cancel := context.WithTimeout(c.r.ctx, c.r.period())
 	defer cancel()
 	cmds := make(map[string]*redis.Cmd)
 	err := c.r.call(ctx, func(ctx context.Context) error {
 		_, err := c.r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			for _, app := range c.r.cfg.Apps {
-				cmds[app] = syncScript.Eval(ctx, p, []string{c.r.channelsKey(app)}, append([]any{c.r.node}, byApp[app]...)...)
+			for app, args := range c.syncing {
+				ks := []string{c.r.channelsKey(app), c.r.receiptsKey(app)}
+				cmds[app] = syncScript.Eval(ctx, p, ks, append(args[:len(args):len(args)], id)...)
 			}
 			return nil
 		})
@@ -156,16 +183,22 @@ func (c *counts) resync() {
 		c.Dirty.Store(true)
 	}
 	for app, cmd := range cmds {
-		c.reportSync(app, cmd)
+		if c.reportSync(app, cmd) {
+			delete(c.syncing, app)
+		}
+	}
+	if len(c.syncing) == 0 {
+		c.syncing = nil
 	}
 }
 
 // reportSync tells the observer of the channels whose cluster-wide count a
-// resync took from or to zero (see syncScript).
-func (c *counts) reportSync(app string, cmd *redis.Cmd) {
+// resync took from or to zero (see syncScript), and reports whether Redis
+// answered.
+func (c *counts) reportSync(app string, cmd *redis.Cmd) bool {
 	res, err := cmd.Slice()
 	if err != nil || len(res) != 2 {
-		return
+		return false
 	}
 	for i, before := range []int{0, 1} {
 		names, _ := res[i].([]any)
@@ -175,6 +208,7 @@ func (c *counts) reportSync(app string, cmd *redis.Cmd) {
 			}
 		}
 	}
+	return true
 }
 
 // report tells the observer of the channels whose cluster-wide count a

@@ -69,3 +69,30 @@ func TestCountBatchSentAgainIsWrittenOnce(t *testing.T) {
 		t.Fatalf("count %d after the next batch, want 2", n)
 	}
 }
+
+// TestResyncSentAgainReportsOnce: a resync of the counts whose answer was
+// lost (it ran when a stalled Redis resumed) is sent again under its id,
+// and the channel it took from zero is reported occupied once.
+func TestResyncSentAgainReportsOnce(t *testing.T) {
+	obs := &clustertest.Occupancy{}
+	rs, _ := nodesWith(t, testutil.MachineRedisURL, 1, 0, func(_ int, c *Config) { c.Observer = obs })
+	r := rs[0]
+	c := &r.counts
+	c.Subscribed("app", "resynced", 1)
+	c.syncing, c.batchID = c.shares(), c.batchID+1
+	args := append(c.syncing["app"][:len(c.syncing["app"]):len(c.syncing["app"])], strconv.FormatUint(c.batchID, 10))
+	keys := []string{r.channelsKey("app"), r.receiptsKey("app")}
+	if err := syncScript.Run(context.Background(), r.rdb, keys, args...).Err(); err != nil {
+		t.Fatal(err) // the resync Redis carried out, its answer lost
+	}
+	c.sendSync()
+	if c.syncing != nil {
+		t.Fatal("resync not answered")
+	}
+	if o := obs.Occupied.Load(); o != 1 {
+		t.Fatalf("channel_occupied reported %d times, want 1", o)
+	}
+	if n, err := c.Count(context.Background(), "app", "resynced"); err != nil || n != 1 {
+		t.Fatalf("count %d (%v), want 1", n, err)
+	}
+}

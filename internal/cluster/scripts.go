@@ -59,7 +59,22 @@ return {before, after}
 // KEYS[1] hash; ARGV[1] node, then (field, count, info) for each share.
 // Returns {occupied, vacated}: the fields whose total it took from zero,
 // and those it took to zero.
+//
+// With KEYS[2] (the node's receipts) and the batch's id as the last ARGV,
+// it is made once per batch, as addScript's changes are; its answer is
+// the receipt '~' (no channel name contains '~').
 var syncScript = redis.NewScript(`
+local last = #ARGV
+if KEYS[2] then
+  last = #ARGV - 1
+  if redis.call('HGET', KEYS[2], '#') == ARGV[#ARGV] then
+    local r = redis.call('HGET', KEYS[2], '~')
+    if r then return cjson.decode(r) end
+  else
+    redis.call('DEL', KEYS[2])
+    redis.call('HSET', KEYS[2], '#', ARGV[#ARGV])
+  end
+end
 local function total(e)
   local t = 0
   for _, c in pairs(e.n) do t = t + c end
@@ -67,7 +82,7 @@ local function total(e)
 end
 local occupied, vacated = {}, {}
 local want = {}
-for i = 2, #ARGV, 3 do want[ARGV[i]] = true end
+for i = 2, last, 3 do want[ARGV[i]] = true end
 local all = redis.call('HGETALL', KEYS[1])
 for i = 1, #all, 2 do
   if not want[all[i]] then
@@ -83,7 +98,7 @@ for i = 1, #all, 2 do
     end
   end
 end
-for i = 2, #ARGV, 3 do
+for i = 2, last, 3 do
   local v = redis.call('HGET', KEYS[1], ARGV[i])
   local e
   if v then e = cjson.decode(v) else e = {n = {}} end
@@ -92,6 +107,10 @@ for i = 2, #ARGV, 3 do
   e.n[ARGV[1]] = tonumber(ARGV[i+1])
   redis.call('HSET', KEYS[1], ARGV[i], cjson.encode(e))
   if before == 0 and total(e) > 0 then table.insert(occupied, ARGV[i]) end
+end
+if KEYS[2] then
+  redis.call('HSET', KEYS[2], '~', cjson.encode({occupied, vacated}))
+  redis.call('PEXPIRE', KEYS[2], 3600000)
 end
 return {occupied, vacated}
 `)
