@@ -10,7 +10,7 @@ ROOST_E2E_BIN := $(CURDIR)/e2e/.tmp/roost
 # The hidden lockfile npm ci writes; older than package-lock.json means stale.
 E2E_DEPS := e2e/node_modules/.package-lock.json
 
-.PHONY: run build test unit chaos e2e e2e-deps fuzz-short static release release-check
+.PHONY: run build test unit chaos e2e e2e-deps fuzz-short bench-once static release release-check
 
 # Release stamps, read by `roost version` (see docs/release.md). VERSION is
 # x.y.z without a "v"; empty keeps the source's development version.
@@ -69,7 +69,7 @@ release-check:
 test: e2e-deps unit chaos e2e
 
 ## unit: Go tests with -race, all but the randomized checker (make chaos).
-unit:
+unit: pebble
 	$(GO) test -race $$($(GO) list ./... | grep -v /test/chaos$$)
 
 ## chaos: the randomized cluster checker (test/chaos, docs/cluster.md) on a
@@ -83,15 +83,22 @@ chaos:
 	  $(GO) test -race -count=1 -timeout 0 -v -run '^TestChaos' ./test/chaos
 
 ## e2e: the real-client suite against both transports, over ws:// and then
-## over wss:// (builds roost first), then its cluster suites again over NATS
+## over wss:// (builds roost first), the suites in E2E_AUTO on the default
+## transport (auto: epoll+uring where io_uring works), then the cluster suites again over NATS
 ## and over a private Redis Cluster of three primaries
 ## (e2e/with-redis-cluster.sh starts and removes it).
 e2e: e2e-deps
 	$(GO) build -o $(ROOST_E2E_BIN) ./cmd/roost
 	cd e2e && ROOST_BIN=$(ROOST_E2E_BIN) $(NPM) test
+	cd e2e && ROOST_TRANSPORTS=auto ROOST_BIN=$(ROOST_E2E_BIN) node --test --test-concurrency=1 --test-timeout=120000 $(E2E_AUTO)
 	cd e2e && ROOST_BIN=$(ROOST_E2E_BIN) $(NPM) run test:tls
 	cd e2e && E2E_NATS_URL=nats://127.0.0.1:4222 ROOST_BIN=$(ROOST_E2E_BIN) $(NPM) run test-cluster
 	cd e2e && ROOST_BIN=$(ROOST_E2E_BIN) ./with-redis-cluster.sh $(NPM) run test-cluster
+
+# E2E_AUTO: the suites that drive the transport (handshakes, reads,
+# fan-out writes, close codes, compression, shutdown), run once more on auto.
+E2E_AUTO := $(addprefix test/,$(addsuffix .test.js,connect ping publish client-events \
+              private presence encrypted compression refusal shutdown subscription-count))
 
 e2e-deps: $(E2E_DEPS)
 
@@ -99,25 +106,35 @@ $(E2E_DEPS): e2e/package.json e2e/package-lock.json
 	cd e2e && $(NPM) ci --no-audit --no-fund
 	@touch $@
 
-## fuzz-short: every Fuzz target in the module for FUZZTIME each.
+## fuzz-short: every Fuzz target in the module for FUZZTIME each (CI runs
+## it with FUZZTIME=3s); only packages with a Fuzz function are listed.
 fuzz-short:
-	@set -e; for pkg in $$($(GO) list ./...); do \
+	@set -e; for pkg in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "== $$pkg $$f"; \
 	    $(GO) test -run=NONE -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg; \
 	  done; \
 	done
 
+## bench-once: every benchmark in the module once (-benchtime=1x), without
+## the race detector, so that none rots; the figures of one run mean nothing.
+bench-once:
+	$(GO) test -run '^$$' -bench . -benchtime=1x ./...
+
 # Linters at pinned versions, so that every run applies the same rules;
 # `make lint` installs them into .tools/ through the Go module proxy.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOIMPORTS   := golang.org/x/tools/cmd/goimports@v0.52.0
+# Pebble, a private ACME server, and its DNS server, for the ACME tests
+# (testutil.Pebble finds them in .tools).
+PEBBLE      := github.com/letsencrypt/pebble/v2/cmd/pebble@v2.10.3
+CHALLTESTSRV := github.com/letsencrypt/pebble/v2/cmd/pebble-challtestsrv@v2.10.3
 TOOLS       := $(CURDIR)/.tools
 GOFILES      = $(shell find . -name '*.go' -not -path './.*' -not -path '*/node_modules/*')
 # The platforms besides Linux that every change must build for.
 CROSS := darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 freebsd/amd64 freebsd/arm64
 
-.PHONY: lint cross tools
+.PHONY: lint cross tools pebble
 
 ## lint: go.mod tidy, gofmt and goimports clean, go vet (for Linux and for
 ## darwin, test files included) and staticcheck: CI fails on any finding.
@@ -141,3 +158,8 @@ cross:
 tools:
 	GOBIN=$(TOOLS) $(GO) install $(STATICCHECK)
 	GOBIN=$(TOOLS) $(GO) install $(GOIMPORTS)
+
+## pebble: install the pinned Pebble and pebble-challtestsrv into .tools/.
+pebble:
+	GOBIN=$(TOOLS) $(GO) install $(PEBBLE)
+	GOBIN=$(TOOLS) $(GO) install $(CHALLTESTSRV)

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/roostproject/roost/internal/config"
 )
 
 const k8sDir = "deploy/kubernetes"
@@ -121,11 +123,17 @@ func TestKubernetesDeploymentServesItsProbes(t *testing.T) {
 	}
 	cfg.Redis.Prefix = fmt.Sprintf("deploytest%d", os.Getpid())
 
-	portName := c.Ports[0].Name
 	if strconv.Itoa(c.Ports[0].ContainerPort) != port(t, cfg.Addr) {
 		t.Errorf("containerPort %d, but roost listens on %s", c.Ports[0].ContainerPort, cfg.Addr)
 	}
-	base := startRoost(t, cfg)
+	checkProbes(t, startRoost(t, cfg), c, m.serviceMonitor, m.service)
+}
+
+// checkProbes asks a node at base the readiness, liveness and scrape
+// paths that a container and a ServiceMonitor name, on the port they name.
+func checkProbes(t *testing.T, base string, c container, sm serviceMonitor, svc service) {
+	t.Helper()
+	portName := c.Ports[0].Name
 	paths := map[string]string{"readiness": "", "liveness": "", "scrape": ""}
 	for name, p := range map[string]*probe{"readiness": c.ReadinessProbe, "liveness": c.LivenessProbe} {
 		if p == nil || p.HTTPGet.Port != portName {
@@ -133,10 +141,10 @@ func TestKubernetesDeploymentServesItsProbes(t *testing.T) {
 		}
 		paths[name] = p.HTTPGet.Path
 	}
-	ep := m.serviceMonitor.Spec.Endpoints[0]
+	ep := sm.Spec.Endpoints[0]
 	paths["scrape"] = ep.Path
-	if ep.Port != m.service.Spec.Ports[0].Name {
-		t.Errorf("ServiceMonitor scrapes port %q, the Service's port is %q", ep.Port, m.service.Spec.Ports[0].Name)
+	if ep.Port != svc.Spec.Ports[0].Name {
+		t.Errorf("ServiceMonitor scrapes port %q, the Service's port is %q", ep.Port, svc.Spec.Ports[0].Name)
 	}
 	want := map[string]string{"readiness": "/ready", "liveness": "/up", "scrape": "/metrics"}
 	if !maps.Equal(paths, want) {
@@ -154,8 +162,20 @@ func TestKubernetesDeploymentServesItsProbes(t *testing.T) {
 func TestKubernetesShutdownFitsGracePeriod(t *testing.T) {
 	m := loadManifests(t)
 	pod := m.deployment.Spec.Template.Spec
+	checkGracePeriod(t, pod, loadConfig(t, "Deployment env", deploymentEnviron(pod.Containers[0], "")))
+	if ru := m.deployment.Spec.Strategy.RollingUpdate; ru.MaxUnavailable != 0 || ru.MaxSurge != 1 {
+		t.Errorf("rolling update %+v: want one new pod at a time and none unavailable", ru)
+	}
+	if m.pdb.Spec.MaxUnavailable != 1 {
+		t.Errorf("PodDisruptionBudget maxUnavailable %d, want 1", m.pdb.Spec.MaxUnavailable)
+	}
+}
+
+// checkGracePeriod checks that a pod of roost configured as cfg has time
+// for its preStop pause and roost's whole drain before the kubelet kills it.
+func checkGracePeriod(t *testing.T, pod podSpec, cfg config.Config) {
+	t.Helper()
 	c := pod.Containers[0]
-	cfg := loadConfig(t, "Deployment env", deploymentEnviron(c, ""))
 	if c.Lifecycle.PreStop.Sleep == nil {
 		t.Fatal("no preStop sleep: clients sent away at SIGTERM may reconnect to this pod")
 	}
@@ -164,12 +184,6 @@ func TestKubernetesShutdownFitsGracePeriod(t *testing.T) {
 	const margin = 2 * time.Second
 	if grace < preStop+cfg.ShutdownTimeout+margin {
 		t.Errorf("terminationGracePeriodSeconds %s < preStop %s + shutdown_timeout %s + %s", grace, preStop, cfg.ShutdownTimeout, margin)
-	}
-	if ru := m.deployment.Spec.Strategy.RollingUpdate; ru.MaxUnavailable != 0 || ru.MaxSurge != 1 {
-		t.Errorf("rolling update %+v: want one new pod at a time and none unavailable", ru)
-	}
-	if m.pdb.Spec.MaxUnavailable != 1 {
-		t.Errorf("PodDisruptionBudget maxUnavailable %d, want 1", m.pdb.Spec.MaxUnavailable)
 	}
 }
 

@@ -53,6 +53,10 @@ type podSpec struct {
 		SeccompProfile struct {
 			Type string `yaml:"type"`
 		} `yaml:"seccompProfile"`
+		Sysctls []struct {
+			Name  string `yaml:"name"`
+			Value string `yaml:"value"`
+		} `yaml:"sysctls"`
 	} `yaml:"securityContext"`
 	TopologySpreadConstraints []struct {
 		MaxSkew           int           `yaml:"maxSkew"`
@@ -61,20 +65,32 @@ type podSpec struct {
 		LabelSelector     labelSelector `yaml:"labelSelector"`
 	} `yaml:"topologySpreadConstraints"`
 	Containers []container `yaml:"containers"`
+	Volumes    []struct {
+		Name   string `yaml:"name"`
+		Secret struct {
+			SecretName string `yaml:"secretName"`
+		} `yaml:"secret"`
+	} `yaml:"volumes"`
 }
 
 type container struct {
-	Name  string   `yaml:"name"`
-	Image string   `yaml:"image"`
-	Args  []string `yaml:"args"`
-	Ports []struct {
+	Name            string   `yaml:"name"`
+	Image           string   `yaml:"image"`
+	ImagePullPolicy string   `yaml:"imagePullPolicy"`
+	Args            []string `yaml:"args"`
+	Ports           []struct {
 		Name          string `yaml:"name"`
 		ContainerPort int    `yaml:"containerPort"`
 		Protocol      string `yaml:"protocol"`
 	} `yaml:"ports"`
-	Env            []envVar `yaml:"env"`
-	ReadinessProbe *probe   `yaml:"readinessProbe"`
-	LivenessProbe  *probe   `yaml:"livenessProbe"`
+	Env          []envVar `yaml:"env"`
+	VolumeMounts []struct {
+		Name      string `yaml:"name"`
+		MountPath string `yaml:"mountPath"`
+		ReadOnly  bool   `yaml:"readOnly"`
+	} `yaml:"volumeMounts"`
+	ReadinessProbe *probe `yaml:"readinessProbe"`
+	LivenessProbe  *probe `yaml:"livenessProbe"`
 	Lifecycle      struct {
 		PreStop struct {
 			Sleep *struct {
@@ -119,6 +135,7 @@ type probe struct {
 type service struct {
 	typeMeta `yaml:",inline"`
 	Spec     struct {
+		Type     string            `yaml:"type"`
 		Selector map[string]string `yaml:"selector"`
 		Ports    []struct {
 			Name       string `yaml:"name"`
@@ -186,4 +203,10 @@ type kustomization struct {
 		NewName string `yaml:"newName"`
 		NewTag  string `yaml:"newTag"`
 	} `yaml:"images"`
+}
+
+type secret struct {
+	typeMeta   `yaml:",inline"`
+	Type       string            `yaml:"type"`
+	StringData map[string]string `yaml:"stringData"`
 }

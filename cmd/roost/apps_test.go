@@ -2,14 +2,10 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/roostproject/roost/internal/config"
-	"github.com/roostproject/roost/internal/server"
 	"github.com/roostproject/roost/internal/testutil"
 )
 
@@ -26,22 +22,8 @@ func startAdminNode(t *testing.T) string {
 		t.Fatal(err)
 	}
 	cfg.AppStore.URL, cfg.Admin.Token = db.URL, adminToken
-	srv, err := server.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := srv.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	return "http://" + ln.Addr().String()
+	_, addr := serveInProcess(t, cfg)
+	return "http://" + addr
 }
 
 // runApps runs `roost apps args...` against the node at base.

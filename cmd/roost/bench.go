@@ -174,8 +174,12 @@ func benchWebhook(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.DurationVar(&o.Duration, "duration", 20*time.Second, "CPU window of each run")
 	fs.DurationVar(&o.QueueFor, "queue-for", 10*time.Second, "how long the receiver stops answering, to measure queued events")
 	fs.IntVar(&o.Rounds, "rounds", 1, "pairs of runs (webhooks off, then on)")
+	serverBin := fs.String("server-bin", "", "run the servers from this roost `binary` (another build) instead of this one")
 	if !parseMode(fs, args, &o.Common, stderr) {
 		return 2
+	}
+	if *serverBin != "" {
+		o.ServerSpawn = bench.BinaryServer(*serverBin)
 	}
 	r, err := bench.Webhook(ctx, o)
 	if err != nil {

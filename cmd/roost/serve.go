@@ -48,7 +48,8 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "roost:", err)
 		return 1
 	}
-	return start(cfg, stdout, stderr)
+	reload := func() (config.Config, error) { return config.Load(*path, os.Environ(), flags) }
+	return start(cfg, reload, stdout, stderr)
 }
 
 // serveUsage is `roost serve --help`: the flags, then every ROOST_*
@@ -101,7 +102,9 @@ func (p printFormat) document() string {
 	return config.Example()
 }
 
-func start(cfg config.Config, stdout, stderr io.Writer) int {
+// start runs a node of cfg until SIGINT or SIGTERM; on SIGHUP it calls
+// reload for the configuration loaded again and applies it (reloadConfig).
+func start(cfg config.Config, reload func() (config.Config, error), stdout, stderr io.Writer) int {
 	log := newLogger(cfg.Log, stderr)
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(cfg.GCPercent)
@@ -119,15 +122,29 @@ func start(cfg config.Config, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "roost:", err)
 		return 1
 	}
-	banner(stdout, &cfg, srv, ln.Addr().String())
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	onHangup(ctx, func() { reloadConfig(srv, reload) }, func() { reloadCertificates(srv) }) // before the banner, which says the node is up
+	banner(stdout, &cfg, srv, ln.Addr().String())
 	if err := srv.Serve(ctx, ln); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(stderr, "roost:", err)
 		return 1
 	}
 	log.Info("stopped")
 	return 0
+}
+
+// reloadConfig loads the configuration again, from the file and the
+// ROOST_* variables the process started with (on Linux another process
+// cannot change them: a change needs the file or a restart), and applies it
+// or, if it has an error, keeps the running one.
+func reloadConfig(srv *server.Server, reload func() (config.Config, error)) {
+	next, err := reload()
+	if err != nil {
+		srv.ReloadFailed(err)
+		return
+	}
+	srv.Reload(next)
 }
 
 func banner(w io.Writer, cfg *config.Config, srv *server.Server, addr string) {

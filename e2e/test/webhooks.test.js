@@ -126,17 +126,41 @@ describeWebhooks('webhooks', (test) => {
     assert.deepEqual(on(ctx.hooks, name), ['channel_occupied', 'member_added bob', 'member_removed bob', 'channel_vacated']);
   });
 
-  test('batches keep the order of events', async (ctx) => {
+  test('batches keep the order of each channel\'s events', async (ctx) => {
     const raw = await ctx.clients.raw();
     const names = Array.from({ length: 60 }, () => uniqueName('order'));
     const before = ctx.hooks.requests;
     for (const name of names) raw.send({ event: 'pusher:subscribe', data: { channel: name } });
     for (const name of names) raw.send({ event: 'pusher:unsubscribe', data: { channel: name } });
-    await waitHooks(ctx.hooks, names[names.length - 1], ['channel_vacated'], DELAYED);
-    const mine = ctx.hooks.events.filter((e) => names.includes(e.channel) && e.path === '/hooks');
-    const want = names.map((n) => `channel_occupied ${n}`).concat(names.map((n) => `channel_vacated ${n}`));
-    assert.deepEqual(mine.map((e) => `${e.name} ${e.channel}`), want);
+    for (const name of names) await waitHooks(ctx.hooks, name, ['channel_vacated'], DELAYED);
+    for (const name of names) assert.deepEqual(on(ctx.hooks, name), ['channel_occupied', 'channel_vacated'], name);
     assert.ok(ctx.hooks.requests - before <= 8, `120 events in ${ctx.hooks.requests - before} requests: batched`);
+  });
+
+  test('a receiver refusing every request that names one channel holds back no other', async (ctx) => {
+    const bad = uniqueName('refused');
+    const shared = [uniqueName('shared'), uniqueName('shared')]; // in the refused channel's first request
+    const later = [uniqueName('later'), uniqueName('later')]; // queued while it is retried
+    const tried = new Map(); // channel: requests that carried it
+    ctx.hooks.answer = (events, req) => {
+      if (req.url === '/deaf') return null;
+      if (req.url !== '/hooks') return 200;
+      for (const c of new Set(events.map((e) => e.channel))) tried.set(c, (tried.get(c) || 0) + 1);
+      return events.some((e) => e.channel === bad) ? 500 : 200;
+    };
+    const expired = await metric(ctx.server, 'roost_webhook_dropped_total{app="1",reason="retry_expired"}');
+    const raw = await ctx.clients.raw();
+    for (const name of [bad, ...shared]) raw.send({ event: 'pusher:subscribe', data: { channel: name } });
+    for (const name of shared) await waitHooks(ctx.hooks, name, ['channel_occupied']);
+    for (const name of later) raw.send({ event: 'pusher:subscribe', data: { channel: name } });
+    for (const name of later) await waitHooks(ctx.hooks, name, ['channel_occupied']);
+    assert.ok(tried.get(bad) >= 2, `the refused channel was tried ${tried.get(bad)} times by now: retried`);
+    for (const name of shared) assert.equal(tried.get(name), 2, `${name}: one refused request, then delivered`);
+    for (const name of later) assert.equal(tried.get(name), 1, `${name}: not held back by the refused channel`);
+    await waitFor(async () => await metric(ctx.server, 'roost_webhook_dropped_total{app="1",reason="retry_expired"}') > expired,
+      { what: 'the refused request dropped after the 3 s retry window', timeout: 20000 });
+    assert.deepEqual(on(ctx.hooks, bad), [], 'a refused event is never recorded as delivered');
+    for (const name of [...shared, ...later]) assert.deepEqual(on(ctx.hooks, name), ['channel_occupied'], name);
   });
 
   test('a receiver that answers 500 twice, then 200, gets the event once', async (ctx) => {

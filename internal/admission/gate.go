@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/roostproject/roost/internal/rate"
+	"github.com/roostproject/roost/internal/realip"
 )
 
 // Config sets a Gate's caps; a zero cap is off.
@@ -21,6 +22,9 @@ type Config struct {
 	// PerSecondPerIP caps new handshakes per second from one address, with
 	// a burst of one second's worth.
 	PerSecondPerIP int
+	// IPv6Prefix is how many leading bits of an IPv6 address the
+	// per-address caps count it by (realip.Key); 0 means the whole address.
+	IPv6Prefix int
 	// MaxMemory is the memory ceiling in bytes, compared with Memory.
 	MaxMemory uint64
 	// Memory returns the process's memory in bytes; nil means GoMemory.
@@ -76,11 +80,13 @@ func New(cfg Config) *Gate {
 }
 
 // Admit claims a place for a new connection from ip at now, or says why
-// there is none; a refusal is counted.
+// there is none; a refusal is counted. The per-address caps count ip under
+// its key (realip.Key).
 func (g *Gate) Admit(ip netip.Addr, now time.Time) (Ticket, Reason) {
 	if g.cfg.MaxMemory > 0 && g.mem.sample(now) > g.cfg.MaxMemory {
 		return Ticket{}, g.Refuse(Memory)
 	}
+	ip = realip.Key(ip, g.cfg.IPv6Prefix)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.cfg.MaxConnections > 0 && g.open >= g.cfg.MaxConnections {
@@ -108,7 +114,6 @@ func (g *Gate) client(ip netip.Addr, now time.Time) (*client, Reason) {
 		return nil, Admitted
 	}
 	g.sweep(now)
-	ip = ip.Unmap()
 	c := g.ips[ip]
 	if c == nil {
 		c = &client{}

@@ -78,9 +78,13 @@ func FileLimitConnections(limit uint64) int {
 	if limit == 0 || limit > 1<<40 {
 		return 0
 	}
-	headroom := max(64, limit/20)
+	headroom := FileLimitHeadroom(limit)
 	if limit <= headroom {
 		return 1
 	}
 	return int(limit - headroom)
 }
+
+// FileLimitHeadroom is how many of limit descriptors FileLimitConnections
+// leaves free: max(64, 5%).
+func FileLimitHeadroom(limit uint64) uint64 { return max(64, limit/20) }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/hub"
+	"github.com/roostproject/roost/internal/realip"
 )
 
 // Backend is what the HTTP API needs from the hub: publishing, channel
@@ -69,6 +70,9 @@ type Config struct {
 	// RequestsPerIP caps the requests one client address may have in the
 	// handler at once; more are answered 429. Zero value means no cap.
 	RequestsPerIP int
+	// IPv6Prefix is how many leading bits of an IPv6 address RequestsPerIP
+	// counts it by (realip.Key); 0 means the whole address.
+	IPv6Prefix int
 	// BodyMemory caps the bytes of request bodies being received at once,
 	// each counted at its Content-Length (MaxBodySize when unknown); more
 	// are answered 503. One body is always admitted when no other is being
@@ -150,10 +154,9 @@ func (h *handler) routes() *http.ServeMux {
 // deadline, so that no request under /apps/, known or not, holds the
 // connection longer than BodyTimeout waiting for a body.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	addr := clientAddr(r)
+	addr := realip.Key(clientAddr(r), h.cfg.IPv6Prefix)
 	if !h.clients.acquire(addr) {
-		dropBody(w, r)
-		h.fail(w, r, errTooManyInFlight(addr, h.clients.max))
+		h.refuse(w, r, errTooManyInFlight(addr, h.clients.max))
 		return
 	}
 	defer h.clients.release(addr)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"time"
 
 	"github.com/roostproject/roost/internal/auth"
 	"github.com/roostproject/roost/internal/config"
@@ -46,10 +45,11 @@ func (h *handler) gate(ep endpoint) http.Handler {
 		if err == nil {
 			return
 		}
-		if !req.bodyDone {
-			dropBody(w, r)
+		if req.bodyDone {
+			h.fail(w, r, err)
+			return
 		}
-		h.fail(w, r, err)
+		h.refuse(w, r, err)
 	})
 }
 
@@ -116,17 +116,4 @@ func authError(err error) error {
 		return errorf(re.Status, "%s", re.Message)
 	}
 	return errorf(http.StatusUnauthorized, "%v", err)
-}
-
-// dropBody makes a refusal that leaves the body unread close the connection
-// at once. Without it net/http would, after the handler, try to read the
-// rest of the body so as to reuse the connection, and a client that never
-// sends it would hold the connection until its deadline.
-func dropBody(w http.ResponseWriter, r *http.Request) {
-	if r.ContentLength == 0 {
-		return
-	}
-	w.Header().Set("Connection", "close")
-	// Unsupported only by test recorders, which have no connection.
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }

@@ -46,10 +46,10 @@ func (f *inflight) release(a netip.Addr) {
 	f.n[a]--
 }
 
-// clientAddr is the address a request came from: the TCP peer, never a
-// header a client could forge. Behind a proxy it is the proxy's. An address
-// that does not parse (an in-memory pipe) is the zero Addr, shared by all
-// such requests.
+// clientAddr is the address a request came from: the TCP peer, or the
+// client a trusted proxy names (the server resolves it before the API
+// sees the request). An address that does not parse (an in-memory pipe)
+// is the zero Addr, shared by all such requests.
 func clientAddr(r *http.Request) netip.Addr {
 	ap, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {

@@ -46,7 +46,7 @@ func (s *Source) Update(ctx context.Context, a *config.App) error {
 
 // Delete removes the database app with id.
 func (s *Source) Delete(ctx context.Context, id string) error {
-	if s.db == nil || s.file.cfg.AppByID(id) != nil {
+	if s.db == nil || s.file.cfg.Load().AppByID(id) != nil {
 		return ErrReadOnly
 	}
 	return s.db.Delete(ctx, id)

@@ -13,9 +13,10 @@ import (
 // admin API look apps up in. Reads cover the configured apps too; writes
 // (manage.go) need a database and never touch a configured app.
 type Source struct {
-	file *File
-	db   *DB // nil without app_store.url
-	log  *slog.Logger
+	file  *File
+	db    *DB // nil without app_store.url
+	log   *slog.Logger
+	hooks Hooks // as given to New, told of the configured apps' changes
 
 	clashes sync.Map // id of a row hidden by a configured app → true, once logged
 }
@@ -27,17 +28,15 @@ var _ Store = (*Source)(nil)
 // not reported). With a database, the built-in development app (whose
 // secret is public) is not served.
 func New(cfg *config.Config, log *slog.Logger, hooks Hooks) (*Source, error) {
-	s := &Source{file: NewFile(cfg), log: log}
+	hooks = hooks.orNop()
+	s := &Source{log: log, hooks: hooks}
+	s.file = NewFile(s.configured(cfg))
 	if cfg.AppStore.URL == "" {
 		return s, nil
 	}
-	if cfg.IsDevelopment() {
-		s.file = NewFile(&config.Config{})
-	}
-	hooks = hooks.orNop()
 	onChange := hooks.OnChange
 	hooks.OnChange = func(id string, a *config.App) {
-		if s.file.cfg.AppByID(id) == nil && (a == nil || !s.clash(a)) {
+		if s.file.cfg.Load().AppByID(id) == nil && (a == nil || !s.clash(a)) {
 			onChange(id, a)
 		}
 	}
@@ -47,6 +46,16 @@ func New(cfg *config.Config, log *slog.Logger, hooks Hooks) (*Source, error) {
 	}
 	s.db = db
 	return s, nil
+}
+
+// configured returns the configuration whose apps are served: cfg, but
+// none at all in place of the development app (whose secret is public)
+// when there is a database.
+func (s *Source) configured(cfg *config.Config) *config.Config {
+	if cfg.AppStore.URL != "" && cfg.IsDevelopment() {
+		return &config.Config{}
+	}
+	return cfg
 }
 
 // Close closes the database, if any.
@@ -116,6 +125,6 @@ func (s *Source) unclashed(a *config.App) *config.App {
 
 // clash reports whether a configured app has a's id or key.
 func (s *Source) clash(a *config.App) bool {
-	f := s.file.cfg
+	f := s.file.cfg.Load()
 	return f.AppByID(a.ID) != nil || f.AppByKey(a.Key) != nil
 }

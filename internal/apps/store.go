@@ -3,6 +3,7 @@ package apps
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"github.com/roostproject/roost/internal/config"
 )
@@ -33,29 +34,37 @@ var ErrConflict = errors.New("apps: the id or key is taken")
 // exist.
 var ErrNotFound = errors.New("apps: no such app")
 
-// File serves the apps of a loaded configuration. Its lookups never wait
-// and never fail.
+// File serves the apps of a loaded configuration, which a reload may
+// replace as a whole (Swap). Its lookups never wait and never fail.
 type File struct {
-	cfg *config.Config
+	cfg atomic.Pointer[config.Config]
 }
 
 var _ Store = (*File)(nil)
 
 // NewFile returns the store of cfg's apps; cfg must not change afterwards.
-func NewFile(cfg *config.Config) *File { return &File{cfg: cfg} }
+func NewFile(cfg *config.Config) *File {
+	f := &File{}
+	f.cfg.Store(cfg)
+	return f
+}
 
 // ByKey implements Store.
 func (f *File) ByKey(_ context.Context, key string) (*config.App, error) {
-	return f.cfg.AppByKey(key), nil
+	return f.cfg.Load().AppByKey(key), nil
 }
 
 // ByID implements Store.
 func (f *File) ByID(_ context.Context, id string) (*config.App, error) {
-	return f.cfg.AppByID(id), nil
+	return f.cfg.Load().AppByID(id), nil
 }
 
 // List returns the configuration's apps in their order.
-func (f *File) List() []config.App { return f.cfg.Apps }
+func (f *File) List() []config.App { return f.cfg.Load().Apps }
+
+// Swap serves cfg's apps from now on, in place of the ones before, which
+// it returns; cfg must not change afterwards.
+func (f *File) Swap(cfg *config.Config) *config.Config { return f.cfg.Swap(cfg) }
 
 // Hooks are told what happens to the database's apps, from the goroutine
 // that read the row (a lookup, the refresh or a notification). Nil fields

@@ -127,7 +127,8 @@ func (l *presenceLoad) cycle(i, n int) error {
 	if err := expectEvent(c, "pusher_internal:subscription_succeeded"); err != nil {
 		return err
 	}
-	ev := `{"event":"client-typing","channel":"` + channel + `","data":{"n":` + strconv.Itoa(n) + `,"text":"bench"}}`
+	ev := `{"event":"client-typing","channel":"` + channel + `","data":{"n":` + strconv.Itoa(n) + `,"sent_ns":` +
+		strconv.FormatInt(time.Now().UnixNano(), 10) + `,"text":"bench"}}`
 	unsub := `{"event":"pusher:unsubscribe","data":{"channel":"` + channel + `"}}`
 	if err := c.WriteText([]byte(ev)); err != nil {
 		return err

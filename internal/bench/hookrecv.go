@@ -29,6 +29,7 @@ type receiver struct {
 	srv         *http.Server
 
 	events, requests, bad atomic.Int64
+	lat                   latencies
 
 	mu     sync.Mutex
 	paused chan struct{} // non-nil while paused; closed by resume
@@ -83,6 +84,41 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	r.requests.Add(1)
 	r.events.Add(int64(len(b.Events)))
+	r.lat.record(b.Events, time.Now())
+}
+
+// latencies are the times from a client event's sending (the sent_ns the
+// load puts in its data) to its webhook's arrival, in seconds.
+type latencies struct {
+	mu sync.Mutex
+	s  []float64
+}
+
+// record adds the latency of each client event of a request that arrived
+// at now.
+func (l *latencies) record(events []json.RawMessage, now time.Time) {
+	var ev struct{ Name, Data string }
+	var data struct {
+		SentNS int64 `json:"sent_ns"`
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, e := range events {
+		data.SentNS = 0
+		if json.Unmarshal(e, &ev) == nil && ev.Name == "client_event" &&
+			json.Unmarshal([]byte(ev.Data), &data) == nil && data.SentNS > 0 {
+			l.s = append(l.s, now.Sub(time.Unix(0, data.SentNS)).Seconds())
+		}
+	}
+}
+
+// take returns the latencies recorded since the last take.
+func (l *latencies) take() []float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.s
+	l.s = nil
+	return s
 }
 
 // signed checks sig is the body's signature.

@@ -45,6 +45,11 @@ type WebhookRun struct {
 	Cycles int64   `json:"cycles"`
 	Events int64   `json:"events"`
 	Cores  float64 `json:"cores"`
+	// LatencyP50 and LatencyP99 are the median and 99th percentile of the
+	// time, ms, from a client event's sending to its webhook's arrival, over
+	// the window (webhook runs only).
+	LatencyP50 float64 `json:"latency_p50_ms,omitempty"`
+	LatencyP99 float64 `json:"latency_p99_ms,omitempty"`
 	// LoadErrors counts cycles that failed (LoadError is the last).
 	LoadErrors int64     `json:"load_errors"`
 	LoadError  string    `json:"load_error,omitempty"`
@@ -74,8 +79,12 @@ type WebhookResult struct {
 	// the median of PerRound, each round's on run against its off run
 	// (measured back to back, so that the machine's other load drifts
 	// less between them). A negative figure is noise larger than the cost.
-	CPUPerEvent float64   `json:"cpu_us_per_event"`
-	PerRound    []float64 `json:"cpu_us_per_event_by_round"`
+	CPUPerEvent float64 `json:"cpu_us_per_event"`
+	// LatencyP50 and LatencyP99 are the medians over the webhook runs of
+	// theirs, ms.
+	LatencyP50 float64   `json:"latency_p50_ms"`
+	LatencyP99 float64   `json:"latency_p99_ms"`
+	PerRound   []float64 `json:"cpu_us_per_event_by_round"`
 	// Queued is how many events the queue grew by while the receiver did
 	// not answer; HeapPerQueued and RSSPerQueued are the heap in use and
 	// RSS per queued event, bytes.
@@ -158,6 +167,7 @@ func measureHooks(ctx context.Context, o *WebhookOptions, p *Probe, recv *receiv
 		return err
 	}
 	e0, c0 := recv.events.Load(), load.cycles.Load()
+	recv.lat.take()
 	a, b, err := window(ctx, p, o.Duration, func(s Sample, left time.Duration) {
 		pr.Printf("%s: %d cycles, %d events delivered, %.0fs left", label, load.cycles.Load()-c0, recv.events.Load()-e0, left.Seconds())
 	})
@@ -166,6 +176,9 @@ func measureHooks(ctx context.Context, o *WebhookOptions, p *Probe, recv *receiv
 	}
 	run.Window, run.Cycles, run.Events = [2]Sample{a, b}, load.cycles.Load()-c0, recv.events.Load()-e0
 	run.Cores = cpuRate(a, b)
+	if lat := recv.lat.take(); len(lat) > 0 {
+		run.LatencyP50, run.LatencyP99 = quantile(lat, 0.5)*1e3, quantile(lat, 0.99)*1e3
+	}
 	if !run.Webhooks || o.QueueFor <= 0 {
 		return nil
 	}
@@ -218,6 +231,22 @@ func (r *WebhookResult) compute() {
 	}
 	r.OffCores, r.OnCores, r.EventsPerSecond = off/float64(pairs), on/float64(pairs), events/secs
 	r.CPUPerEvent = median(r.PerRound)
+	var p50, p99 []float64
+	for _, run := range r.Runs {
+		if run.LatencyP50 > 0 {
+			p50, p99 = append(p50, run.LatencyP50), append(p99, run.LatencyP99)
+		}
+	}
+	if len(p50) > 0 {
+		r.LatencyP50, r.LatencyP99 = median(p50), median(p99)
+	}
+}
+
+// quantile returns the q-quantile of v (nearest rank).
+func quantile(v []float64, q float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(q*float64(len(s))))]
 }
 
 // median returns the middle value (the mean of the two middle ones).
@@ -247,6 +276,8 @@ func (r *WebhookResult) Table() string {
 		[2]string{"server CPU", fmt.Sprintf("%.3f cores without webhooks, %.3f with (%s)", r.OffCores, r.OnCores, ratio(r.OnCores, r.OffCores))},
 		[2]string{"CPU per delivered event", fmt.Sprintf("%.2f µs, median of rounds %s (%.0f events/s delivered, %d refused by the receiver)",
 			r.CPUPerEvent, roundList(r.PerRound), r.EventsPerSecond, r.BadRequests)},
+		[2]string{"latency per event", fmt.Sprintf("%.1f ms median, %.1f ms p99, from a client event's sending to its webhook's arrival (median of the runs)",
+			r.LatencyP50, r.LatencyP99)},
 		[2]string{"memory per queued event", fmt.Sprintf("%.0f bytes of heap, %.0f bytes of RSS (%.0f events queued, receiver not answering)",
 			r.HeapPerQueued, r.RSSPerQueued, r.Queued)},
 	)

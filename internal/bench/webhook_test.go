@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -56,5 +58,27 @@ func TestWebhookPerEventCPU(t *testing.T) {
 	}
 	if !near(r.HeapPerQueued, 200) || !near(r.RSSPerQueued, 300) || r.Queued != 10000 {
 		t.Fatalf("queued %v: %v heap, %v RSS per event; want 200 and 300", r.Queued, r.HeapPerQueued, r.RSSPerQueued)
+	}
+}
+
+// TestLatenciesAreTheClientEvents: the receiver measures each client event
+// from the sent_ns in its data to the request's arrival, and nothing else.
+func TestLatenciesAreTheClientEvents(t *testing.T) {
+	sent := time.Unix(1700000000, 0)
+	data, _ := json.Marshal(fmt.Sprintf(`{"n":1,"sent_ns":%d,"text":"bench"}`, sent.UnixNano()))
+	events := []json.RawMessage{
+		json.RawMessage(`{"name":"client_event","channel":"presence-c","data":` + string(data) + `}`),
+		json.RawMessage(`{"name":"channel_occupied","channel":"presence-c"}`),
+	}
+	var l latencies
+	l.record(events, sent.Add(40*time.Millisecond))
+	if got := l.take(); len(got) != 1 || got[0] != 0.04 {
+		t.Fatalf("latencies %v, want [0.04]", got)
+	}
+	if got := l.take(); len(got) != 0 {
+		t.Fatalf("a second take gave %v, want nothing", got)
+	}
+	if q := quantile([]float64{5, 1, 4, 2, 3}, 0.5); q != 3 {
+		t.Fatalf("median %v, want 3", q)
 	}
 }

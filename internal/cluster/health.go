@@ -2,153 +2,138 @@ package cluster
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/roostproject/roost/internal/hub"
 )
 
-// probeEvery is how often a degraded node tries Redis again, so that it is
-// ready again soon after Redis is.
-const probeEvery = 200 * time.Millisecond
+// ProbeEvery is how often a degraded node tries the store again, so that
+// it is ready again soon after the store is.
+const ProbeEvery = 200 * time.Millisecond
 
-// The node's link to Redis follows the rules of package linkstate. Redis
-// counts as unreachable when it refuses or drops a connection, or when it
-// leaves the heartbeat (or a probe) unanswered for SlowReply; one slow
-// reply to another call only has the heartbeat run at once. While
-// unreachable the node probes every probeEvery.
+// reapLockTTL is how long a reaper's lock holds off the others; a reaper
+// that dies leaves the lock to lapse.
+const reapLockTTL = time.Minute
 
-// settled reports whether Redis has been reachable for d since the last
-// outage this node saw (or since it started, if it saw none).
-func (r *Redis) settled(d time.Duration) bool { return r.link.Settled(d) }
+// The node's link to the store follows the rules of link.go. The store
+// counts as unreachable when a call finds it gone, or when it leaves the
+// heartbeat unanswered for SlowReply; one slow reply to another call only
+// has the heartbeat run at once. While unreachable the node beats every
+// ProbeEvery.
 
-// period is the heartbeat period.
-func (r *Redis) period() time.Duration { return r.cfg.NodeTTL / 3 }
-
-// healthLoop refreshes the heartbeat and watches the other nodes while
-// Redis is reachable, and probes it while it is not.
-func (r *Redis) healthLoop() {
-	beat := time.NewTicker(r.period())
+// healthLoop beats every heartbeat period while the store answers, at once
+// when a call went unanswered, and every ProbeEvery while it does not.
+func (n *Node) healthLoop() {
+	beat := time.NewTicker(n.Period())
 	defer beat.Stop()
-	probe := time.NewTicker(probeEvery)
+	probe := time.NewTicker(ProbeEvery)
 	defer probe.Stop()
 	for {
 		select {
-		case <-r.ctx.Done():
+		case <-n.ctx.Done():
 			return
 		case <-beat.C:
-		case <-r.link.Suspects():
+		case <-n.link.Suspects():
 		case <-probe.C:
-			if !r.link.Healthy.Load() {
-				r.probe()
+			if n.link.Healthy.Load() {
+				continue
 			}
-			continue
 		}
-		if r.link.Healthy.Load() {
-			r.heartbeat()
-		}
+		n.heartbeat()
 	}
 }
 
-// probe checks whether Redis answers and, if it does, takes the node back
-// into the cluster.
-func (r *Redis) probe() {
-	ctx, cancel := context.WithTimeout(r.ctx, r.cfg.SlowReply)
+// heartbeat refreshes this node's heartbeat, whose value is the node's
+// epoch. When it was missing (the store lost it, or the node was taken for
+// dead) or the store may lack some of the node's changes, the node writes
+// its shares again and takes a new epoch, which tells the others to check
+// what their clients were told. Then it looks at the other nodes.
+func (n *Node) heartbeat() {
+	ctx, cancel := context.WithTimeout(n.ctx, n.cfg.SlowReply)
 	defer cancel()
-	if err := r.rdb.Ping(ctx).Err(); err != nil {
-		r.down(err)
-		return
-	}
-	r.up()
-	r.heartbeat()
-}
-
-// down records that Redis is unreachable.
-func (r *Redis) down(err error) {
-	r.counts.Dirty.Store(true)
-	if r.link.Down() {
-		r.log.Warn("redis unreachable: serving local connections only", "err", err)
-	}
-}
-
-// up records that Redis answers again.
-func (r *Redis) up() {
-	if r.link.Up() {
-		r.log.Info("redis reachable: serving as a cluster node", "node", r.node, "prefix", r.cfg.Prefix)
-	}
-}
-
-// heartbeat refreshes this node's key, whose value is the node's epoch.
-// When the key was missing (Redis lost it, or the node was taken for dead)
-// or Redis may lack some of the node's changes, the node writes its shares
-// again and takes a new epoch, which tells the others to check what their
-// clients were told. Then it looks at the other nodes.
-func (r *Redis) heartbeat() {
-	ctx, cancel := context.WithTimeout(r.ctx, r.cfg.SlowReply)
-	defer cancel()
-	missing, err := r.beat(ctx)
+	missing, err := n.beat(ctx)
 	if err != nil {
-		r.down(err)
+		n.Down(err)
 		return
 	}
-	r.up()
-	if missing || r.link.Dirty.Load() {
-		if err := r.resync(); err != nil {
-			r.log.Warn("cluster state not written again", "err", err)
+	n.up()
+	if missing || n.link.Dirty.Load() {
+		if err := n.resync(); err != nil {
+			n.log.Warn("cluster state not written again", "err", err)
 			return
 		}
-		if _, err := r.beat(ctx); err != nil {
-			r.down(err)
+		if _, err := n.beat(ctx); err != nil {
+			n.Down(err)
 			return
 		}
 	}
-	r.lookAround(ctx)
+	n.lookAround(ctx)
 }
 
-// beat sets this node's heartbeat key and lists the node; missing reports
-// that the key was not there.
-func (r *Redis) beat(ctx context.Context) (missing bool, err error) {
-	epoch := strconv.FormatUint(r.epoch.Load(), 10)
-	_, err = r.rdb.SetArgs(ctx, r.nodeKey("node", r.node), epoch, redis.SetArgs{TTL: r.cfg.NodeTTL, Get: true}).Result()
-	missing = errors.Is(err, redis.Nil)
-	if err != nil && !missing {
-		return false, err
-	}
-	return missing, r.rdb.SAdd(ctx, r.nodeKey("nodes"), r.node).Err()
+func (n *Node) beat(ctx context.Context) (missing bool, err error) {
+	return n.store.Beat(ctx, strconv.FormatUint(n.epoch.Load(), 10))
 }
 
-// lookAround reaps the nodes whose heartbeat has expired, once this node
+// lookAround reaps the nodes whose heartbeat has lapsed, once this node
 // has been connected long enough to tell, and has the node's clients
 // checked when another node has written its shares again.
-func (r *Redis) lookAround(ctx context.Context) {
-	var nodes []string
-	if r.call(ctx, func(ctx context.Context) (err error) {
-		nodes, err = r.rdb.SMembers(ctx, r.nodeKey("nodes")).Result()
-		return err
-	}) != nil || len(nodes) == 0 {
+func (n *Node) lookAround(ctx context.Context) {
+	alive, listed, err := n.store.Nodes(ctx)
+	if err != nil {
+		n.link.Suspect()
 		return
 	}
-	keys := make([]string, len(nodes))
-	for i, n := range nodes {
-		keys[i] = r.nodeKey("node", n)
-	}
-	var epochs []any
-	if r.call(ctx, func(ctx context.Context) (err error) {
-		epochs, err = r.rdb.MGet(ctx, keys...).Result()
-		return err
-	}) != nil {
-		return
-	}
-	alive := make(map[string]string, len(nodes))
-	for i, n := range nodes {
-		if epoch, ok := epochs[i].(string); ok {
-			alive[n] = epoch
-		} else if n != r.node && r.settled(r.cfg.NodeTTL) {
-			r.reapIfDead(n)
+	for _, id := range listed {
+		if _, ok := alive[id]; !ok && id != n.id && n.settled(n.cfg.NodeTTL) {
+			n.reapIfDead(id)
 		}
 	}
-	if r.link.Epochs(alive, r.node) {
-		r.reconcileSoon()
+	if n.link.Epochs(alive, n.id) {
+		n.reconcileSoon()
 	}
 }
+
+// reapIfDead removes a dead node's shares, if this node is the first to
+// take the reaping lock, announcing the members and users that vanish
+// with it.
+func (n *Node) reapIfDead(id string) {
+	ctx, cancel := context.WithTimeout(n.ctx, n.Period())
+	defer cancel()
+	if !n.store.Lock(ctx, id, reapLockTTL) {
+		return
+	}
+	if alive, err := n.store.Alive(ctx, id); err != nil || alive {
+		n.store.Forget(ctx, id, false)
+		return
+	}
+	n.log.Warn("node stopped heartbeating; removing its members", "node", id)
+	gone, err := n.store.Reap(ctx, id)
+	n.announceReaped(gone)
+	if err != nil {
+		n.log.Warn("dead node not fully removed; the lock lapses and a node tries again", "node", id, "err", err)
+		return
+	}
+	n.store.Forget(ctx, id, true)
+}
+
+// announceReaped reports what vanished with a dead node, in the order the
+// store removed it: counts, members, users.
+func (n *Node) announceReaped(gone Reaped) {
+	for _, k := range gone.Vacated {
+		n.cfg.Observer.ChannelVacated(k.App, k.Name)
+	}
+	for _, d := range gone.Removed {
+		n.Publish(hub.MemberRemoved(d.App, d.Channel, d.User))
+		n.cfg.Observer.MemberRemoved(d.App, d.Channel, d.User)
+	}
+	for _, u := range gone.Offline {
+		n.Publish(hub.Watchlist(u.App, u.Name, false))
+	}
+}
+
+// RecordTTL is how long the records a store keeps of the nodes (the node
+// list, each node's index of its shares) outlive the last heartbeat that
+// refreshes them: a cluster restarted within it reaps its former nodes, and
+// one stopped for good leaves no record behind for longer.
+const RecordTTL = 24 * time.Hour

@@ -55,11 +55,28 @@ type Config struct {
 	GCPercent int `yaml:"gc_percent" env:"ROOST_GC_PERCENT" default:"50" check:"min=10,max=1000" help:"Go GC target in percent, like GOGC (which wins when set): lower keeps idle RSS closer to the live heap"`
 
 	// Limits caps what one client or request may cost.
-	Limits Limits `yaml:"limits" help:"what one client or request may cost"`
+	Limits Limits `yaml:"limits" help:"what one client or request may cost; read at start: a change needs a restart (SIGHUP applies the apps' own limits, not these)"`
+
+	// TrustedProxies are the proxies and load balancers, as CIDRs or
+	// addresses, whose word about the client's address is taken (from
+	// ForwardedHeader, or a PROXY header with ProxyProtocol). Zero value
+	// (none) means every connection is known by its peer's address.
+	TrustedProxies []string `yaml:"trusted_proxies" env:"ROOST_TRUSTED_PROXIES" default:"" check:"cidrs" help:"proxies (CIDRs or addresses) whose word about the client's address is taken, from forwarded_header or a PROXY header; empty means every client is its peer's address"`
+
+	// ForwardedHeader is the request header a trusted proxy names the
+	// client in: "x-forwarded-for" or "forwarded" (RFC 7239). Only that one
+	// is read; set the proxy to write it.
+	ForwardedHeader string `yaml:"forwarded_header" env:"ROOST_FORWARDED_HEADER" default:"x-forwarded-for" check:"forwarded_header" help:"x-forwarded-for or forwarded (RFC 7239): the one header trusted_proxies name the client in; the rightmost address not itself a trusted proxy is the client"`
+
+	// ProxyProtocol makes roost read a PROXY protocol header (version 1 or
+	// 2) at the start of every connection from a trusted proxy, and refuse
+	// one without a valid header. Connections from other peers are served
+	// by their own address.
+	ProxyProtocol bool `yaml:"proxy_protocol" env:"ROOST_PROXY_PROTOCOL" default:"false" help:"read a PROXY protocol v1/v2 header (HAProxy, AWS NLB) on each connection from trusted_proxies and refuse one without; other peers are served by their own address"`
 
 	// Apps are the Pusher apps this server serves. Zero value (an empty
 	// list) means one development app; see Default.
-	Apps []App `yaml:"apps" help:"Pusher apps; without any, one development app whose secret is public (id app-id, key app-key, secret app-secret). ROOST_APP_* variables define one app that replaces these"`
+	Apps []App `yaml:"apps" help:"Pusher apps; without any, one development app whose secret is public (id app-id, key app-key, secret app-secret). ROOST_APP_* variables define one app that replaces these. SIGHUP applies a change to the apps without a restart"`
 
 	// Webhooks tunes the timing, batching and retries of every app's
 	// webhooks; the URLs are per app (apps[].webhooks).
@@ -109,10 +126,40 @@ type TLS struct {
 	// KeyFile is the path of the PEM private key for CertFile. Zero value
 	// means no TLS.
 	KeyFile string `yaml:"key_file" env:"ROOST_TLS_KEY" flag:"tls-key" default:"" help:"PEM private key file of cert_file"`
+	// WatchInterval is how often CertFile and KeyFile are read to see
+	// whether a new pair was written; SIGHUP reads them at once.
+	WatchInterval time.Duration `yaml:"watch_interval" env:"ROOST_TLS_WATCH_INTERVAL" default:"10s" check:"positive" help:"how often cert_file and key_file are read for a new pair, served to new handshakes (SIGHUP reads them at once)"`
+	// ACME gets certificates from an ACME server instead of files. Zero
+	// value means no ACME.
+	ACME ACME `yaml:"acme" help:"get certificates from an ACME server (Let's Encrypt by default) instead of cert_file and key_file"`
 }
 
 // Enabled reports whether TLS is configured.
-func (t TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" }
+func (t TLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" || t.ACME.Enabled() }
+
+// ACME says which certificates to get from an ACME server (RFC 8555) and
+// where to keep them. It answers the TLS-ALPN-01 challenge on addr and the
+// HTTP-01 challenge on HTTPAddr.
+type ACME struct {
+	// Domains are the host names to get certificates for. Zero value
+	// means no ACME.
+	Domains []string `yaml:"domains" env:"ROOST_TLS_ACME_DOMAINS" default:"" help:"host names to get certificates for; set instead of cert_file and key_file"`
+	// Email is the account's contact address, for expiry notices.
+	Email string `yaml:"email" env:"ROOST_TLS_ACME_EMAIL" default:"" help:"contact address of the ACME account (expiry notices); empty means none"`
+	// CacheDir keeps the account key and the certificates across restarts.
+	CacheDir string `yaml:"cache_dir" env:"ROOST_TLS_ACME_CACHE_DIR" default:"" help:"directory keeping the ACME account key and certificates across restarts; required with domains"`
+	// DirectoryURL is the ACME server's directory.
+	DirectoryURL string `yaml:"directory_url" env:"ROOST_TLS_ACME_DIRECTORY_URL" default:"https://acme-v02.api.letsencrypt.org/directory" check:"http_url" help:"the ACME server's directory URL (Let's Encrypt's staging one while testing)"`
+	// CAFile names PEM certificates trusted for DirectoryURL's HTTPS
+	// besides the system's, for a private ACME server.
+	CAFile string `yaml:"ca_file" env:"ROOST_TLS_ACME_CA_FILE" default:"" help:"PEM file of CA certificates trusted for directory_url besides the system's (a private ACME server); empty means the system's only"`
+	// HTTPAddr is where the HTTP-01 challenge is answered; other requests
+	// there are redirected to https://.
+	HTTPAddr string `yaml:"http_addr" env:"ROOST_TLS_ACME_HTTP_ADDR" default:":80" check:"hostport" help:"listen address answering the HTTP-01 challenge (the ACME server calls port 80) and redirecting other http:// requests to https://"`
+}
+
+// Enabled reports whether certificates come from ACME.
+func (a ACME) Enabled() bool { return len(a.Domains) > 0 }
 
 // Limits bounds memory and work per connection and per request, so one
 // client cannot cost the server more than it budgets for. Sizes are in
@@ -203,6 +250,11 @@ type Limits struct {
 	// the OOM killer taking every open one. Zero value means 80% of the
 	// cgroup's memory.max, or no ceiling outside a limited cgroup.
 	MaxMemory int `yaml:"max_memory" env:"ROOST_MAX_MEMORY" default:"0" unit:"bytes" check:"min=0" help:"Go memory above which new WebSocket connections get HTTP 503; 0 means 80% of the cgroup's memory.max, or none"`
+
+	// IPv6Prefix is how many leading bits of an IPv6 client address the
+	// per-address limits count it by: one host rotates freely through its
+	// /64. 128 counts every address on its own.
+	IPv6Prefix int `yaml:"ipv6_prefix" env:"ROOST_IPV6_PREFIX" default:"64" check:"min=1,max=128" help:"per-address limits count an IPv6 client by this many leading bits (one host has a whole /64); 128 counts each address"`
 }
 
 // Log configures the server's log/slog output.

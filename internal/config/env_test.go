@@ -1,6 +1,7 @@
 package config
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,12 @@ func TestEveryFieldFromEnv(t *testing.T) {
 		"ROOST_GC_PERCENT=40",
 		"ROOST_TLS_CERT=/etc/roost/cert.pem",
 		"ROOST_TLS_KEY=/etc/roost/key.pem",
+		"ROOST_TLS_WATCH_INTERVAL=1m",
+		"ROOST_TLS_ACME_EMAIL=ops@example.com",
+		"ROOST_TLS_ACME_CACHE_DIR=/var/lib/roost/acme",
+		"ROOST_TLS_ACME_DIRECTORY_URL=https://acme.example/dir",
+		"ROOST_TLS_ACME_CA_FILE=/etc/roost/acme-ca.pem",
+		"ROOST_TLS_ACME_HTTP_ADDR=127.0.0.1:8080",
 		"ROOST_MAX_MESSAGE_SIZE=32KiB",
 		"ROOST_MAX_BODY_SIZE=2MB",
 		"ROOST_MAX_EVENT_DATA=20480",
@@ -34,6 +41,10 @@ func TestEveryFieldFromEnv(t *testing.T) {
 		"ROOST_HANDSHAKES_PER_SECOND=500",
 		"ROOST_HANDSHAKES_PER_SECOND_PER_IP=5",
 		"ROOST_MAX_MEMORY=1GiB",
+		"ROOST_IPV6_PREFIX=48",
+		"ROOST_TRUSTED_PROXIES=10.0.0.0/8, 2001:db8::/32",
+		"ROOST_FORWARDED_HEADER=forwarded",
+		"ROOST_PROXY_PROTOCOL=true",
 		"ROOST_METRICS_ADDR=127.0.0.1:9601",
 		"ROOST_METRICS_TOKEN=t0ken",
 		"ROOST_APP_ALLOWED_ORIGINS=example.com, *.example.org",
@@ -81,8 +92,22 @@ func TestEveryFieldFromEnv(t *testing.T) {
 	want.Apps = want.Apps[:1]
 	c := mustParse(t, "", env...)
 	assertConfig(t, c, want)
-	if len(env) != len(settings(schema())) {
-		t.Errorf("the test sets %d variables, there are %d settings", len(env), len(settings(schema())))
+	// tls.acme.domains cannot be set beside tls.cert_file;
+	// TestACMEFromEnv sets it.
+	if len(env)+1 != len(settings(schema())) {
+		t.Errorf("the test sets %d variables and ROOST_TLS_ACME_DOMAINS, there are %d settings", len(env), len(settings(schema())))
+	}
+}
+
+// TestACMEFromEnv: the ACME domains come from ROOST_TLS_ACME_DOMAINS as a
+// comma-separated list, and turn TLS on without any file.
+func TestACMEFromEnv(t *testing.T) {
+	c := mustParse(t, "", "ROOST_TLS_ACME_DOMAINS=a.example, b.example", "ROOST_TLS_ACME_CACHE_DIR=/c")
+	if got := c.TLS.ACME.Domains; !reflect.DeepEqual(got, []string{"a.example", "b.example"}) {
+		t.Errorf("domains %q, want a.example and b.example", got)
+	}
+	if !c.TLS.Enabled() || c.TLS.ACME.HTTPAddr != ":80" {
+		t.Errorf("TLS enabled %v, http_addr %q: want TLS on, HTTP-01 on :80", c.TLS.Enabled(), c.TLS.ACME.HTTPAddr)
 	}
 }
 

@@ -49,7 +49,7 @@ func TestEveryFlagSetsItsSetting(t *testing.T) {
 	}
 	want := Default()
 	want.Addr, want.Transport = ":7001", "portable"
-	want.TLS = TLS{CertFile: "c.pem", KeyFile: "k.pem"}
+	want.TLS.CertFile, want.TLS.KeyFile = "c.pem", "k.pem"
 	want.Redis = Redis{URL: "redis://h:1", Prefix: "p"}
 	assertConfig(t, c, want)
 }

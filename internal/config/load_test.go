@@ -13,7 +13,11 @@ import (
 // fullYAML sets every field to a value other than its default.
 const fullYAML = `
 addr: "0.0.0.0:7001"
-tls: {cert_file: /etc/roost/cert.pem, key_file: /etc/roost/key.pem}
+tls:
+  cert_file: /etc/roost/cert.pem
+  key_file: /etc/roost/key.pem
+  watch_interval: 1m
+  acme: {email: ops@example.com, cache_dir: /var/lib/roost/acme, directory_url: "https://acme.example/dir", ca_file: /etc/roost/acme-ca.pem, http_addr: "127.0.0.1:8080"}
 transport: portable
 loops: 3
 activity_timeout: 60s
@@ -38,6 +42,10 @@ limits:
   handshakes_per_second: 500
   handshakes_per_second_per_ip: 5
   max_memory: 1GiB
+  ipv6_prefix: 48
+trusted_proxies: [10.0.0.0/8, "2001:db8::/32"]
+forwarded_header: forwarded
+proxy_protocol: true
 apps:
   - id: "1"
     key: k1
@@ -77,8 +85,10 @@ metrics: {addr: "127.0.0.1:9601", token: t0ken}
 func fullConfig() Config {
 	f, t := false, true
 	return Config{
-		Addr:            "0.0.0.0:7001",
-		TLS:             TLS{CertFile: "/etc/roost/cert.pem", KeyFile: "/etc/roost/key.pem"},
+		Addr: "0.0.0.0:7001",
+		TLS: TLS{CertFile: "/etc/roost/cert.pem", KeyFile: "/etc/roost/key.pem", WatchInterval: time.Minute,
+			ACME: ACME{Email: "ops@example.com", CacheDir: "/var/lib/roost/acme", DirectoryURL: "https://acme.example/dir",
+				CAFile: "/etc/roost/acme-ca.pem", HTTPAddr: "127.0.0.1:8080"}},
 		Transport:       "portable",
 		Loops:           3,
 		ActivityTimeout: 60 * time.Second,
@@ -90,8 +100,9 @@ func fullConfig() Config {
 			MaxHeaderBytes: 8 << 10, APIBodyTimeout: 4 * time.Second, APIRequestsPerIP: 8,
 			APIBodyMemory: 16 << 20, ClientEventsPerSecond: 20, MaxSubscriptionsPerConnection: 300,
 			MaxConnections: 900, MaxConnectionsPerIP: 30, HandshakesPerSecond: 500, HandshakesPerSecondPerIP: 5,
-			MaxMemory: 1 << 30,
+			MaxMemory: 1 << 30, IPv6Prefix: 48,
 		},
+		TrustedProxies: []string{"10.0.0.0/8", "2001:db8::/32"}, ForwardedHeader: "forwarded", ProxyProtocol: true,
 		Apps: []App{
 			{ID: "1", Key: "k1", Secret: "s1", Enabled: &f, ClientEvents: true, SubscriptionCount: true, Compression: true,
 				AllowedOrigins: []string{"example.com", "*.example.org"}, MaxConnections: 500, MaxPresenceMembers: 50,
@@ -136,13 +147,17 @@ func TestDefault(t *testing.T) {
 	enabled := true
 	want := Config{
 		Addr: "127.0.0.1:6001", Transport: "auto", Loops: runtime.GOMAXPROCS(0),
+		TLS: TLS{WatchInterval: 10 * time.Second,
+			ACME: ACME{DirectoryURL: "https://acme-v02.api.letsencrypt.org/directory", HTTPAddr: ":80"}},
 		ActivityTimeout: 120 * time.Second, PongWait: 30 * time.Second, ShutdownTimeout: 10 * time.Second, GCPercent: 50,
 		Limits: Limits{
 			MaxMessageSize: 65536, MaxBodySize: 1 << 20, MaxEventData: 10240, WriteBacklog: 1 << 20,
 			WriteTimeout: 10 * time.Second, HandshakeTimeout: 5 * time.Second,
 			MaxHeaderBytes: 16384, APIBodyTimeout: 10 * time.Second, APIRequestsPerIP: 32,
 			APIBodyMemory: 64 << 20, ClientEventsPerSecond: 10, MaxSubscriptionsPerConnection: 100,
+			IPv6Prefix: 64,
 		},
+		ForwardedHeader: "x-forwarded-for",
 		Apps: []App{{ID: "app-id", Key: "app-key", Secret: "app-secret", Enabled: &enabled, ClientEvents: true,
 			MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024}},
 		Webhooks: Webhooks{Delay: 3 * time.Second, BatchWait: 250 * time.Millisecond, BatchMax: 50,

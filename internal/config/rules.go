@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/roostproject/roost/internal/realip"
 	"github.com/roostproject/roost/internal/redisurl"
 )
 
@@ -32,28 +33,29 @@ var ruleMakers = map[string]func(arg string) (rule, error){
 		}
 		return hostPort(v)
 	}),
-	"origins":    noArg(originPatterns),
-	"transport":  noArg(oneOf(TransportAuto, TransportEpoll, TransportEpollUring, TransportPortable)),
-	"log_level":  noArg(oneOf("debug", "info", "warn", "error")),
-	"log_format": noArg(oneOf("text", "json")),
-	"name":       noArg(name),
-	"required":   noArg(required),
-	"redis_url":  noArg(redisURL),
-	"redis_prefix": noArg(func(v any) error {
-		if strings.ContainsAny(v.(string), "{}") {
-			return errors.New("must not hold '{' or '}' (roost sets the Redis Cluster hash tags itself)")
-		}
-		return nil
-	}),
-	"apps_url": noArg(appsURL),
-	"sql_name": noArg(sqlName),
-	"token":    noArg(token),
-	"http_url": noArg(httpURL),
+	"origins":      noArg(originPatterns),
+	"transport":    noArg(oneOf(TransportAuto, TransportEpoll, TransportEpollUring, TransportPortable)),
+	"log_level":    noArg(oneOf("debug", "info", "warn", "error")),
+	"log_format":   noArg(oneOf("text", "json")),
+	"name":         noArg(name),
+	"required":     noArg(required),
+	"redis_url":    noArg(redisURL),
+	"redis_prefix": noArg(func(v any) error { return redisurl.CheckPrefix(v.(string)) }),
+	"apps_url":     noArg(appsURL),
+	"sql_name":     noArg(sqlName),
+	"token":        noArg(token),
+	"http_url":     noArg(httpURL),
 
 	"nats_url":    noArg(natsURL),
 	"nats_prefix": noArg(natsPrefix),
 
 	"webhook_events": noArg(webhookEvents),
+
+	"cidrs": noArg(func(v any) error {
+		_, err := realip.ParseTrust(v.([]string))
+		return err
+	}),
+	"forwarded_header": noArg(oneOf("x-forwarded-for", "forwarded")),
 }
 
 // noArg makes a rule that takes no argument.

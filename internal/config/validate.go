@@ -26,6 +26,7 @@ func (c *Config) validate() error {
 	v.section(schema(), reflect.ValueOf(c).Elem(), "")
 	v.tls(c.TLS)
 	v.backends(c.Redis, c.NATS)
+	v.proxies(c)
 	return errors.Join(v.errs...)
 }
 
@@ -91,11 +92,24 @@ func (v *validator) tls(t TLS) {
 	if t.KeyFile == "" && t.CertFile != "" {
 		v.fail("tls.key_file", errors.New("must be set when tls.cert_file is set"))
 	}
+	if t.ACME.Enabled() && t.CertFile != "" {
+		v.fail("tls.acme.domains", errors.New("set together with tls.cert_file: certificates come from files or from ACME, choose one"))
+	}
+	if t.ACME.Enabled() && t.ACME.CacheDir == "" {
+		v.fail("tls.acme.cache_dir", errors.New("must be set when tls.acme.domains is set: without it every restart asks the ACME server for new certificates, and Let's Encrypt limits how often"))
+	}
 }
 
 // backends reports a node given two cluster backends: it joins one.
 func (v *validator) backends(r Redis, n NATS) {
 	if r.URL != "" && n.URL != "" {
 		v.fail("nats.url", errors.New("set together with redis.url: a cluster runs on one backend, choose Redis or NATS"))
+	}
+}
+
+// proxies reports a PROXY protocol that no peer may send.
+func (v *validator) proxies(c *Config) {
+	if c.ProxyProtocol && len(c.TrustedProxies) == 0 {
+		v.fail("proxy_protocol", errors.New("needs trusted_proxies: the addresses of the load balancers that send the header"))
 	}
 }

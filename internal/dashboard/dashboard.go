@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/metrics"
@@ -51,6 +49,9 @@ type Config struct {
 	API http.Handler
 	// Snapshot fills the node's counters, as for /metrics.
 	Snapshot func(*metrics.Snapshot)
+	// Loaded says when the configuration was last applied; nil means
+	// unknown, and the overview does not say.
+	Loaded func() metrics.ConfigLoad
 	// Node names this node (its socket_id prefix).
 	Node   string
 	Logger *slog.Logger
@@ -59,12 +60,9 @@ type Config struct {
 	// Interval is the time between two samples of the overview. Zero value
 	// means DefaultInterval.
 	Interval time.Duration
-	// Redis is a client of the cluster's Redis, and RedisPrefix its
-	// redis.prefix: each node shares its latest sample there, for the
-	// cluster view. The dashboard closes it. Zero value means a single
-	// node.
-	Redis       redis.UniversalClient
-	RedisPrefix string
+	// Board is the cluster's: each node shares its latest sample there,
+	// for the cluster view. Zero value means a single node.
+	Board Board
 }
 
 // DefaultInterval is how often the overview takes a sample; History keeps

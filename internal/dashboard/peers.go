@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // peerTTL is how long a node's latest sample counts in the cluster view;
@@ -15,22 +13,21 @@ import (
 // removed).
 const peerTTL = 15 * time.Second
 
-// peerWait bounds each Redis command of the cluster view.
+// peerWait bounds each call of the cluster view to the board.
 const peerWait = time.Second
 
-// peers shares each node's latest sample through Redis, so that every
-// node's dashboard can show the whole cluster: one hash per cluster whose
-// fields are node ids and whose values are the samples as JSON. One key
-// keeps it to one slot of a Redis Cluster as well.
-type peers struct {
-	rdb redis.UniversalClient
-	key string
+// Board is where the nodes of a cluster share their latest samples, one
+// entry per node, in the cluster's store (a cluster.Node is one).
+type Board interface {
+	Post(ctx context.Context, node string, v []byte) error
+	Entries(ctx context.Context) (map[string][]byte, error)
+	Unpost(ctx context.Context, nodes ...string)
 }
 
-// newPeers shares samples through rdb under the cluster's redis.prefix.
-func newPeers(rdb redis.UniversalClient, prefix string) *peers {
-	return &peers{rdb: rdb, key: prefix + ":dashboard:nodes"}
-}
+// peers shares each node's latest sample on the cluster's board, so that
+// every node's dashboard can show the whole cluster: each entry is one
+// node's sample as JSON.
+type peers struct{ board Board }
 
 // peerSample is one node's entry.
 type peerSample struct {
@@ -46,7 +43,7 @@ func (p *peers) publish(node string, s Sample) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), peerWait)
 	defer cancel()
-	return p.rdb.HSet(ctx, p.key, node, b).Err()
+	return p.board.Post(ctx, node, b)
 }
 
 // read returns every node's latest sample newer than peerTTL, and removes
@@ -54,7 +51,7 @@ func (p *peers) publish(node string, s Sample) error {
 func (p *peers) read(ctx context.Context, now time.Time) ([]peerSample, error) {
 	ctx, cancel := context.WithTimeout(ctx, peerWait)
 	defer cancel()
-	all, err := p.rdb.HGetAll(ctx, p.key).Result()
+	all, err := p.board.Entries(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -62,34 +59,32 @@ func (p *peers) read(ctx context.Context, now time.Time) ([]peerSample, error) {
 	var stale []string
 	for node, raw := range all {
 		var s Sample
-		if json.Unmarshal([]byte(raw), &s) != nil || now.UnixMilli()-s.Time > peerTTL.Milliseconds() {
+		if json.Unmarshal(raw, &s) != nil || now.UnixMilli()-s.Time > peerTTL.Milliseconds() {
 			stale = append(stale, node)
 			continue
 		}
 		out = append(out, peerSample{Node: node, Sample: s})
 	}
 	if len(stale) > 0 {
-		p.rdb.HDel(ctx, p.key, stale...)
+		p.board.Unpost(ctx, stale...)
 	}
 	return out, nil
 }
 
-// leave removes node's entry, so the others stop listing it at once, and
-// closes the connection.
+// leave removes node's entry, so the others stop listing it at once.
 func (p *peers) leave(node string) {
 	ctx, cancel := context.WithTimeout(context.Background(), peerWait)
 	defer cancel()
-	p.rdb.HDel(ctx, p.key, node)
-	p.rdb.Close()
+	p.board.Unpost(ctx, node)
 }
 
 // startPeers joins the cluster view when the node is in a cluster: each
 // sample is shared, and the overview lists every node's.
 func (d *Dashboard) startPeers() {
-	if d.cfg.Redis == nil {
+	if d.cfg.Board == nil {
 		return
 	}
-	p := newPeers(d.cfg.Redis, d.cfg.RedisPrefix)
+	p := &peers{board: d.cfg.Board}
 	d.peers = p
 	d.history.shared = func(s Sample) {
 		if err := p.publish(d.cfg.Node, s); err != nil {
@@ -106,7 +101,7 @@ func (d *Dashboard) clusterView(ctx context.Context, out map[string]any) {
 	}
 	nodes, err := d.peers.read(ctx, d.cfg.Now())
 	if err != nil {
-		out["cluster_error"] = "reading the other nodes' figures from Redis: " + err.Error()
+		out["cluster_error"] = "reading the other nodes' figures from the cluster's store: " + err.Error()
 		return
 	}
 	slices.SortFunc(nodes, func(a, b peerSample) int { return strings.Compare(a.Node, b.Node) })

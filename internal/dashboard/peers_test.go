@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/roostproject/roost/internal/cluster"
+	"github.com/roostproject/roost/internal/cluster/redisstore"
+	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/testutil"
 )
 
@@ -16,11 +18,13 @@ func TestOverviewListsEveryNodeOfTheCluster(t *testing.T) {
 	r := testutil.StartRedis(t)
 	node := func(id string) func(*Config) {
 		return func(c *Config) {
-			rdb, err := cluster.Dial(r.URL())
+			n, err := cluster.Open(cluster.Settings{Prefix: "t", Deliver: func(*hub.Message) {}}, redisstore.Backend(r.URL()))
 			if err != nil {
 				t.Fatal(err)
 			}
-			c.Node, c.Redis, c.RedisPrefix = id, rdb, "t"
+			t.Cleanup(func() { n.Close() })
+			testutil.Eventually(t, 10*time.Second, "the node on Redis", func() bool { return n.Ready() == nil })
+			c.Node, c.Board = id, n
 			c.Interval = 20 * time.Millisecond
 		}
 	}

@@ -29,6 +29,10 @@ func (d *Dashboard) session(w http.ResponseWriter, _ *http.Request) {
 // node's latest sample.
 func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request) {
 	out := map[string]any{"node": d.cfg.Node, "now": d.history.current(), "samples": d.history.samples()}
+	if d.cfg.Loaded != nil {
+		l := d.cfg.Loaded()
+		out["config"] = map[string]any{"loaded": l.LastSuccess.UnixMilli(), "last_reload_failed": l.Failed}
+	}
 	d.clusterView(r.Context(), out)
 	writeJSON(w, http.StatusOK, out)
 }

@@ -17,23 +17,27 @@ const (
 
 // countSettle is how long after its last change to a channel's
 // subscriptions a node with a shared Counts store reads the count again
-// and publishes it. Two nodes that change a channel at once each read the
-// store before the other's change is written (a cluster writes its changes
-// every 100 ms), so each may publish a count without the other's; the read
-// of the node that changed it last comes after every change is written,
-// so the count every subscriber ends with is the cluster's, at most
-// countSettle and a store round trip after the last change.
+// and publishes it unless it is what the node published last. Two nodes
+// that change a channel at once each read the store before the other's
+// change is written (a cluster writes its changes every 100 ms), so each
+// may publish a count without the other's; the read of the node that
+// changed it last comes after every change is written, and a node whose
+// last count was stale publishes the new one, so the count every
+// subscriber ends with is the cluster's, at most countSettle and a store
+// round trip after the last change.
 const countSettle = 500 * time.Millisecond
 
 // countState throttles a channel's subscription_count events; guarded by
 // Channel.mu.
 type countState struct {
-	last    time.Time
-	pending bool        // a count is due later (the throttle)
-	reading bool        // a count is being read from the store
-	again   bool        // the count changed while it was read: read it again
-	counted atomic.Bool // CountChanged was called: the app counts the channel
-	settle  *time.Timer
+	last     time.Time
+	pending  bool        // a count is due later (the throttle)
+	reading  bool        // a count is being read from the store
+	again    bool        // the count changed while it was read: read it again
+	counted  atomic.Bool // CountChanged was called: the app counts the channel
+	settle   *time.Timer
+	settling bool // the next read is the settle read
+	sent     int  // the count this node last published
 }
 
 // CountChanged sends ch's new subscription count to its subscribers, now or,
@@ -67,6 +71,7 @@ func (h *Hub) settleLater(ch *Channel) {
 func (h *Hub) settled(ch *Channel) {
 	ch.mu.Lock()
 	ch.extra().counts.settle = nil
+	ch.extra().counts.settling = true
 	ch.mu.Unlock()
 	if h.countDue(ch) {
 		h.publishCount(ch)
@@ -118,7 +123,7 @@ func (h *Hub) publishCount(ch *Channel) {
 func (h *Hub) sendCounts(ctx context.Context, ch *Channel) {
 	for {
 		n, err := h.counts.Count(ctx, ch.app.id, ch.name)
-		if err == nil && n > 0 {
+		if err == nil && n > 0 && h.countNews(ch, n) {
 			h.observer.SubscriptionCount(ch.app.id, ch.name, n)
 			data := `{"subscription_count":` + strconv.Itoa(n) + `}`
 			h.broker.Publish(&Message{App: ch.app.id, Channel: ch.name, Event: "pusher_internal:subscription_count", Data: data})
@@ -134,14 +139,35 @@ func (h *Hub) sendCounts(ctx context.Context, ch *Channel) {
 	}
 }
 
+// countNews reports whether count n of ch is to be published: always after
+// a change, and after the settle read only if this node last published
+// another count (its subscribers, and the webhook, have this one already
+// unless another node's stale count came later, which that node corrects).
+func (h *Hub) countNews(ch *Channel, n int) bool {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	c := &ch.extra().counts
+	settling := c.settling
+	c.settling = false
+	if settling && n == c.sent {
+		return false
+	}
+	c.sent = n
+	return true
+}
+
 // recount reads and sends again the count of every channel with local
 // subscribers that is counted: after an outage, the counts read meanwhile
-// were this node's alone, or failed.
+// were this node's alone, or failed. Like the settle read, it publishes
+// only a count other than the one this node last published.
 func (h *Hub) recount() {
 	for _, ch := range h.channels(func(ch *Channel) bool {
 		x := ch.x.Load()
 		return x != nil && x.counts.counted.Load()
 	}) {
+		ch.mu.Lock()
+		ch.extra().counts.settling = true
+		ch.mu.Unlock()
 		if h.countDue(ch) {
 			h.publishCount(ch)
 		}

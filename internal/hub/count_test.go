@@ -86,6 +86,12 @@ func TestCountSettlesAfterTheLastChange(t *testing.T) {
 		if got := b.take(); len(got) != 0 {
 			t.Fatalf("published %q once settled, want nothing more", got)
 		}
+		h.CountChanged(ch) // no race: the settle read finds what was sent
+		time.Sleep(2 * countSettle)
+		synctest.Wait()
+		if got := b.take(); !slices.Equal(got, []string{`{"subscription_count":2}`}) {
+			t.Fatalf("published %q for a change nobody raced, want the count once", got)
+		}
 	})
 }
 

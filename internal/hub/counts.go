@@ -10,7 +10,8 @@ type Counts interface {
 	Subscribed(app, channel string, delta int)
 	// Count returns a channel's subscriptions.
 	Count(ctx context.Context, app, channel string) (int, error)
-	// Channels returns every occupied channel of app whose name starts with
-	// prefix, with its number of subscriptions.
+	// Channels returns the channels of app whose name starts with prefix,
+	// with their numbers of subscriptions: every occupied one, and maybe
+	// some with none (Hub.Channels, the one reader, leaves those out).
 	Channels(ctx context.Context, app, prefix string) (map[string]int, error)
 }

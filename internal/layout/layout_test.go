@@ -98,7 +98,7 @@ func TestOverLeavesImportOnlyLeaves(t *testing.T) {
 
 // testOnly are packages that only _test.go files, and other test-only
 // packages, may import.
-var testOnly = []string{"testutil", "clusterkit/clustertest"}
+var testOnly = []string{"testutil", "cluster/clustertest"}
 
 func TestTestOnlyPackagesAreImportedOnlyByTests(t *testing.T) {
 	all := packages(t)

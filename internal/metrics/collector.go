@@ -20,6 +20,7 @@ type descs struct {
 	messagesIn, messagesOut, bytesIn, bytesOut *prometheus.Desc
 	clusterUp, clusterDropped, clusterDupes    *prometheus.Desc
 	refused, maxConnections, timeouts          *prometheus.Desc
+	configOK, configTime                       *prometheus.Desc
 	webhooks                                   *webhookDescs
 }
 
@@ -56,6 +57,11 @@ func newDescs(version string) *descs {
 			"Messages not sent to the other nodes because the outbox was full while Redis was slow or away.", nil, nil),
 		clusterDupes: prometheus.NewDesc("roost_cluster_duplicates_total",
 			"Messages from other nodes received a second time (a publish retried after a timeout) and not delivered again.", nil, nil),
+		configOK: prometheus.NewDesc("roost_config_last_reload_successful",
+			"1 if the last load of the configuration file and ROOST_* variables (at start or on SIGHUP) was applied, 0 if it was refused and the running configuration kept.",
+			nil, nil),
+		configTime: prometheus.NewDesc("roost_config_last_reload_success_timestamp_seconds",
+			"When the configuration was last loaded and applied (the start, or a SIGHUP), in Unix seconds.", nil, nil),
 		webhooks: newWebhookDescs(),
 	}
 }
@@ -82,7 +88,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	d := c.d
 	for _, x := range []*prometheus.Desc{d.build, d.connections, d.handshakes, d.closed, d.subscriptions,
 		d.channels, d.messagesIn, d.messagesOut, d.bytesIn, d.bytesOut, d.clusterUp, d.clusterDropped, d.clusterDupes,
-		d.refused, d.maxConnections, d.timeouts} {
+		d.refused, d.maxConnections, d.timeouts, d.configOK, d.configTime} {
 		ch <- x
 	}
 	d.webhooks.describe(ch)
@@ -120,6 +126,21 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	for i := range s.Webhooks {
 		d.webhooks.collect(ch, &s.Webhooks[i])
 	}
+	c.collectConfig(ch, s.Config)
+}
+
+// collectConfig sends when the configuration was last loaded, as
+// Prometheus reports its own (prometheus_config_last_reload_*).
+func (c *collector) collectConfig(ch chan<- prometheus.Metric, l ConfigLoad) {
+	if l.LastSuccess.IsZero() {
+		return
+	}
+	ok := 1.0
+	if l.Failed {
+		ok = 0
+	}
+	ch <- prometheus.MustNewConstMetric(c.d.configOK, prometheus.GaugeValue, ok)
+	ch <- prometheus.MustNewConstMetric(c.d.configTime, prometheus.GaugeValue, float64(l.LastSuccess.UnixMilli())/1000)
 }
 
 func (c *collector) collectTransport(ch chan<- prometheus.Metric, t *Transport) {

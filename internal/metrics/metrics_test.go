@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/roostproject/roost/internal/connstats"
 )
@@ -41,7 +42,8 @@ func fakeSource(s *Snapshot) {
 	s.Refused = []Refusal{{"connections", 1}, {"origin", 1}}
 	s.MaxConnections = 960
 	s.HandshakeTimeouts = 8
-	s.Webhooks = []Webhook{{App: "a", Sent: 8, FailedAttempts: 3, Retried: 2, Queued: 1,
+	s.Config = ConfigLoad{LastSuccess: time.Unix(1700000000, 500_000_000), Failed: true}
+	s.Webhooks = []Webhook{{App: "a", Sent: 8, FailedAttempts: 3, Retried: 2, Queued: 1, OldestSeconds: 1.5,
 		Dropped: map[string]int64{"queue_full": 4}, Buckets: map[float64]uint64{0.1: 5, 1: 11}, Requests: 11, Seconds: 2.5}}
 }
 
@@ -66,12 +68,16 @@ func TestNames(t *testing.T) {
 		"roost_connections_limit":        "gauge",
 		"roost_handshake_timeouts_total": "counter",
 
-		"roost_webhook_sent_total":            "counter",
-		"roost_webhook_failed_attempts_total": "counter",
-		"roost_webhook_retried_total":         "counter",
-		"roost_webhook_dropped_total":         "counter",
-		"roost_webhook_queue_depth":           "gauge",
-		"roost_webhook_send_seconds":          "histogram",
+		"roost_config_last_reload_successful":                "gauge",
+		"roost_config_last_reload_success_timestamp_seconds": "gauge",
+
+		"roost_webhook_sent_total":               "counter",
+		"roost_webhook_failed_attempts_total":    "counter",
+		"roost_webhook_retried_total":            "counter",
+		"roost_webhook_dropped_total":            "counter",
+		"roost_webhook_queue_depth":              "gauge",
+		"roost_webhook_oldest_event_age_seconds": "gauge",
+		"roost_webhook_send_seconds":             "histogram",
 	}
 	got := types(scrape(t, SourceFunc(fakeSource)))
 	for name, typ := range want {
@@ -124,11 +130,14 @@ func TestValues(t *testing.T) {
 		`roost_handshakes_refused_total{reason="origin"} 1`,
 		`roost_connections_limit 960`,
 		`roost_handshake_timeouts_total 8`,
+		`roost_config_last_reload_successful 0`,
+		`roost_config_last_reload_success_timestamp_seconds 1.7000000005e+09`,
 		`roost_webhook_sent_total{app="a"} 8`,
 		`roost_webhook_failed_attempts_total{app="a"} 3`,
 		`roost_webhook_retried_total{app="a"} 2`,
 		`roost_webhook_dropped_total{app="a",reason="queue_full"} 4`,
 		`roost_webhook_queue_depth{app="a"} 1`,
+		`roost_webhook_oldest_event_age_seconds{app="a"} 1.5`,
 		`roost_webhook_send_seconds_bucket{app="a",le="0.1"} 5`,
 		`roost_webhook_send_seconds_count{app="a"} 11`,
 	} {

@@ -1,6 +1,10 @@
 package metrics
 
-import "github.com/roostproject/roost/internal/connstats"
+import (
+	"time"
+
+	"github.com/roostproject/roost/internal/connstats"
+)
 
 // Transport is one transport's counters at the moment of a scrape.
 type Transport struct {
@@ -33,6 +37,19 @@ type Snapshot struct {
 	Cluster *Cluster
 	// Webhooks holds one entry per app with webhooks.
 	Webhooks []Webhook
+	// Config is when the configuration was last loaded. Zero value means
+	// unknown, and no series is exported.
+	Config ConfigLoad
+}
+
+// ConfigLoad says when the node's configuration was last loaded and
+// whether the last attempt to load it again (SIGHUP) was refused.
+type ConfigLoad struct {
+	// LastSuccess is the start, or the last reload that was applied.
+	LastSuccess time.Time
+	// Failed reports that the last reload was refused (the running
+	// configuration was kept).
+	Failed bool
 }
 
 // Refusal is the count of refused handshakes for one reason label.

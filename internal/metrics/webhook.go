@@ -12,8 +12,11 @@ type Webhook struct {
 	FailedAttempts, Retried int64
 	// Dropped counts events given up on, by reason label value.
 	Dropped map[string]int64
-	// Queued is the number of events waiting now.
+	// Queued is the number of events waiting now, not yet in a request.
 	Queued int64
+	// OldestSeconds is the age of the oldest event not yet delivered or
+	// dropped (waiting, or in a request being retried); 0 when there is none.
+	OldestSeconds float64
 	// Buckets maps each latency bucket's upper bound, in seconds, to the
 	// requests that took at most that long; Requests and Seconds are their
 	// count and sum.
@@ -24,7 +27,7 @@ type Webhook struct {
 
 // webhookDescs describe the per-app webhook metrics.
 type webhookDescs struct {
-	sent, failed, retried, dropped, queued, latency *prometheus.Desc
+	sent, failed, retried, dropped, queued, oldest, latency *prometheus.Desc
 }
 
 func newWebhookDescs() *webhookDescs {
@@ -37,13 +40,15 @@ func newWebhookDescs() *webhookDescs {
 		dropped: prometheus.NewDesc("roost_webhook_dropped_total",
 			"Webhook events given up on, by app and reason (queue_full, retry_expired, intake_full, shutdown).",
 			[]string{"app", "reason"}, nil),
-		queued:  prometheus.NewDesc("roost_webhook_queue_depth", "Webhook events waiting to be sent, by app.", a, nil),
+		queued: prometheus.NewDesc("roost_webhook_queue_depth", "Webhook events waiting to be sent, by app.", a, nil),
+		oldest: prometheus.NewDesc("roost_webhook_oldest_event_age_seconds",
+			"Age of the oldest webhook event not yet delivered or dropped, by app; 0 when there is none.", a, nil),
 		latency: prometheus.NewDesc("roost_webhook_send_seconds", "Time of each webhook request until its answer, by app.", a, nil),
 	}
 }
 
 func (d *webhookDescs) describe(ch chan<- *prometheus.Desc) {
-	for _, x := range []*prometheus.Desc{d.sent, d.failed, d.retried, d.dropped, d.queued, d.latency} {
+	for _, x := range []*prometheus.Desc{d.sent, d.failed, d.retried, d.dropped, d.queued, d.oldest, d.latency} {
 		ch <- x
 	}
 }
@@ -60,5 +65,6 @@ func (d *webhookDescs) collect(ch chan<- prometheus.Metric, w *Webhook) {
 		ch <- prometheus.MustNewConstMetric(d.dropped, prometheus.CounterValue, float64(n), w.App, reason)
 	}
 	ch <- prometheus.MustNewConstMetric(d.queued, prometheus.GaugeValue, float64(w.Queued), w.App)
+	ch <- prometheus.MustNewConstMetric(d.oldest, prometheus.GaugeValue, w.OldestSeconds, w.App)
 	ch <- prometheus.MustNewConstHistogram(d.latency, w.Requests, w.Seconds, w.Buckets, w.App)
 }

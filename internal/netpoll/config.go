@@ -2,6 +2,7 @@ package netpoll
 
 import (
 	"log/slog"
+	"net/netip"
 
 	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/hub"
@@ -29,7 +30,19 @@ type Config struct {
 	Uring bool
 	// Stats, when not nil, counts connection events.
 	Stats *connstats.Stats
+	// MaxHandshakes bounds the sockets the loops hold whose request head is
+	// not yet decided (accepted, not yet upgraded, refused or handed over),
+	// each loop an equal share of at least one; a loop at its share stops
+	// accepting until one of them is decided. Zero means no bound.
+	MaxHandshakes int
 	// OnClose, when not nil, is called on the loop's goroutine with the
 	// descriptor of each socket Add was given, just before it is closed.
 	OnClose func(fd int)
+	// ProxyHeader, when not nil, says whether a connection the loops
+	// accept from this peer starts with a PROXY protocol header
+	// (proxyproto), to be read before its request head.
+	ProxyHeader func(peer netip.Addr) bool
+	// ProxyRefused, when not nil, is told of a connection closed because
+	// its PROXY header was invalid (err wraps proxyproto.ErrInvalid).
+	ProxyRefused func(peer netip.Addr, err error)
 }

@@ -10,11 +10,13 @@ import (
 // connection borrows one from the pool and gives it back when all three are
 // empty again.
 type extra struct {
-	pending []byte     // an incomplete frame, kept until the rest arrives
-	frag    []byte     // a fragmented message in progress (the decoder's buffer)
-	backlog []byte     // bytes the socket has not taken yet
-	blocked int64      // Unix ns since which the backlog has made no progress
-	from    netip.Addr // a handshaking connection's client address
+	pending []byte         // an incomplete frame, kept until the rest arrives
+	frag    []byte         // a fragmented message in progress (the decoder's buffer)
+	backlog []byte         // bytes the socket has not taken yet
+	blocked int64          // Unix ns since which the backlog has made no progress
+	from    netip.Addr     // a handshaking connection's client address
+	source  netip.AddrPort // the client its PROXY header named, if any
+	proxy   bool           // a PROXY header is awaited before the request head
 }
 
 var extraPool = sync.Pool{New: func() any { return new(extra) }}

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/roostproject/roost/internal/proxyproto"
 	"github.com/roostproject/roost/internal/ws"
 )
 
@@ -103,7 +104,7 @@ func (l *loop) unlisten() {
 // accept takes up to acceptBatch new connections.
 func (l *loop) accept() {
 	for range acceptBatch {
-		if !l.accepting {
+		if !l.accepting || l.holdBack() {
 			return
 		}
 		fd, from, err := acceptFrom(l.lfd, &l.peer)
@@ -137,8 +138,11 @@ func (l *loop) handshaking(fd int, from netip.Addr) {
 		return
 	}
 	c := &conn{l: l, fd: int32(fd), slot: slot, flags: fHandshake, seen: l.now, mark: l.now + int64(l.headTimeout)}
+	l.handshakes++
 	l.conns[slot] = c
-	c.ext().from = from
+	x := c.ext()
+	x.from = from
+	x.proxy = l.cfg.ProxyHeader != nil && l.cfg.ProxyHeader(from)
 	l.wheel.Schedule(slot, c.mark)
 	c.readHead() // the request often arrives with the connection
 }
@@ -155,6 +159,9 @@ func (c *conn) readHead() {
 		return
 	}
 	x.pending = append(x.pending, l.buf[:n]...)
+	if x.proxy && !c.readProxy() {
+		return
+	}
 	end := bytes.Index(x.pending, []byte("\r\n\r\n"))
 	switch {
 	case end >= 0 && end+4 <= l.maxHead:
@@ -162,6 +169,32 @@ func (c *conn) readHead() {
 	case end >= 0 || len(x.pending) > l.maxHead:
 		c.handoff() // net/http answers 431
 	}
+}
+
+// readProxy reads the PROXY header at the start of x.pending, if it is
+// whole, and reports whether the request head may be read after it. A
+// connection whose header is invalid (or longer than proxyproto.MaxHeader)
+// is closed; one whose header does not come within the handshake timeout
+// is closed by it, as a slow request head is.
+func (c *conn) readProxy() bool {
+	l, x := c.l, c.x
+	h, n, err := proxyproto.Parse(x.pending)
+	switch {
+	case err == proxyproto.ErrIncomplete:
+		return false
+	case err != nil:
+		if l.cfg.ProxyRefused != nil {
+			l.cfg.ProxyRefused(x.from, err)
+		}
+		l.kill(c, 0)
+		return false
+	}
+	if h.Source.IsValid() {
+		x.source, x.from = h.Source, h.Source.Addr().Unmap()
+	}
+	x.proxy = false
+	x.pending = x.pending[:copy(x.pending, x.pending[n:])]
+	return true
 }
 
 // decideHead asks the Handshaker about the head x.pending[:n].
@@ -187,6 +220,7 @@ func (c *conn) decideHead(n int) {
 func (c *conn) upgrade(up Accepted) {
 	l := c.l
 	c.flags = c.flags&^fHandshake | fHello
+	l.decided()
 	c.ws = up.WS
 	l.count.Add(1)
 	if s := l.cfg.Stats; s != nil {
@@ -226,7 +260,8 @@ func (c *conn) handoff() {
 	c.flags |= fDead | fReleased
 	x := c.x
 	c.x = nil
-	putExtra(x)
+	defer putExtra(x)
+	l.decided()
 	f := os.NewFile(uintptr(c.fd), "")
 	nc, err := net.FileConn(f) // a duplicate, in Go's poller
 	f.Close()
@@ -234,7 +269,11 @@ func (c *conn) handoff() {
 		l.log.Warn("cannot hand a connection to net/http", "err", err)
 		return
 	}
-	l.hs.Handoff(&replayConn{Conn: nc, data: data})
+	rc := &replayConn{Conn: nc, data: data}
+	if x.source.IsValid() {
+		rc.remote = net.TCPAddrFromAddrPort(x.source)
+	}
+	l.hs.Handoff(rc)
 }
 
 // answer writes a refusal and closes the connection; what the socket does
@@ -255,7 +294,16 @@ func (c *conn) timedOut() {
 // loop read first.
 type replayConn struct {
 	net.Conn
-	data []byte
+	data   []byte
+	remote net.Addr // the client a PROXY header named; nil means the peer
+}
+
+// RemoteAddr implements net.Conn.
+func (r *replayConn) RemoteAddr() net.Addr {
+	if r.remote != nil {
+		return r.remote
+	}
+	return r.Conn.RemoteAddr()
 }
 
 // Read implements net.Conn.

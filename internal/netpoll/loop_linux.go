@@ -83,6 +83,8 @@ type loop struct {
 	headTimeout time.Duration
 	hello       []byte              // the 101 and the first frames of an upgrade, written at once
 	peer        unix.RawSockaddrAny // the address accept4 fills in
+	handshakes  int                 // connections with fHandshake (files_linux.go)
+	heldBack    bool                // not accepting while handshakes is at its share
 
 	count   atomic.Int64 // connections, readable by anyone
 	drained chan struct{}

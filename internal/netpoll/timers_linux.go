@@ -109,6 +109,7 @@ func (l *loop) release(c *conn) {
 	l.wheel.Cancel(c.slot)
 	if c.flags&fHandshake != 0 {
 		unix.Close(int(c.fd)) // never admitted, nor counted
+		l.decided()
 	} else {
 		l.closeSocket(int(c.fd))
 		l.count.Add(-1)

@@ -142,3 +142,13 @@ func (u *URL) query(q url.Values) error {
 	}
 	return nil
 }
+
+// CheckPrefix refuses a cluster key prefix that holds a brace: roost sets
+// the Redis Cluster hash tags itself, and a prefix's braces would take
+// every key to one slot.
+func CheckPrefix(prefix string) error {
+	if strings.ContainsAny(prefix, "{}") {
+		return errors.New("must not hold '{' or '}' (roost sets the Redis Cluster hash tags itself)")
+	}
+	return nil
+}

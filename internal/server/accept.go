@@ -28,11 +28,14 @@ var _ netpoll.Handshaker = (*Server)(nil)
 // acceptOnLoops makes the epoll loops accept on ln and returns the listener
 // net/http is to serve: the connections the loops pass on. It returns ln
 // itself where the loops cannot accept (TLS, the portable transport, a
-// listener without a socket).
+// listener without a socket), reading PROXY headers if it is to (proxied).
 func (s *Server) acceptOnLoops(ln net.Listener) net.Listener {
 	tl, ok := ln.(timeoutListener)
-	if !ok || s.poller == nil || s.cfg.TLS.Enabled() {
-		return ln
+	if !ok || s.cfg.TLS.Enabled() {
+		return ln // under TLS, proxied below it
+	}
+	if s.poller == nil {
+		return s.proxied(ln)
 	}
 	l := s.cfg.Limits
 	s.handoff = newHandoff(tl, s.poller) // before the loops may pass anything on
@@ -41,7 +44,7 @@ func (s *Server) acceptOnLoops(ln net.Listener) net.Listener {
 	if err := s.poller.Listen(tl.Listener, s, l.MaxHeaderBytes+4096, l.HandshakeTimeout); err != nil {
 		s.log.Warn("epoll loops cannot accept; net/http accepts", "err", err)
 		s.poller.Unlisten()
-		return ln
+		return s.proxied(ln)
 	}
 	return s.handoff
 }
@@ -59,6 +62,7 @@ func (s *Server) Handshake(fd int, head []byte, from netip.Addr) (netpoll.Accept
 	if !ok {
 		return netpoll.Accepted{}, nil
 	}
+	from = s.proxies.client(from, r.forwarded(s.proxies.header))
 	ticket, why := s.gate.Admit(from, time.Now())
 	if why != admission.Admitted {
 		return netpoll.Accepted{}, s.overloadedResponse(why)

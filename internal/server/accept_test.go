@@ -107,8 +107,12 @@ func TestLoopRefusalIsAnsweredOnce(t *testing.T) {
 func BenchmarkLoopHandshake(b *testing.B) {
 	s := newServer(b, "epoll", nil)
 	b.Cleanup(func() { s.Shutdown(context.Background()) })
-	head := []byte(handshakeHead)
-	from := netip.MustParseAddr("127.0.0.1")
+	benchLoopHandshake(b, s, handshakeHead)
+}
+
+// benchLoopHandshake has s decide about head, from 127.0.0.1, b.N times.
+func benchLoopHandshake(b *testing.B, s *Server, h string) {
+	head, from := []byte(h), netip.MustParseAddr("127.0.0.1")
 	b.ReportAllocs()
 	for b.Loop() {
 		up, answer := s.Handshake(7, head, from)
@@ -117,6 +121,16 @@ func BenchmarkLoopHandshake(b *testing.B) {
 		}
 		s.gate.Release(s.fds.take(7))
 	}
+}
+
+// BenchmarkLoopHandshakeBehindProxy is BenchmarkLoopHandshake from a
+// trusted proxy, the client in X-Forwarded-For and counted per address.
+func BenchmarkLoopHandshakeBehindProxy(b *testing.B) {
+	s := newServer(b, "epoll", func(c *config.Config) {
+		c.TrustedProxies, c.Limits.MaxConnectionsPerIP = []string{"127.0.0.1"}, 1
+	})
+	b.Cleanup(func() { s.Shutdown(context.Background()) })
+	benchLoopHandshake(b, s, strings.Replace(handshakeHead, "\r\n\r\n", "\r\nX-Forwarded-For: 6.6.6.6, 203.0.113.7\r\n\r\n", 1))
 }
 
 // TestLoopHandshakeAllocations: deciding about a plain handshake on a loop

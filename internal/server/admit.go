@@ -30,7 +30,7 @@ func newGate(l config.Limits) *admission.Gate {
 	return admission.New(admission.Config{
 		MaxConnections: maxConns, MaxPerIP: l.MaxConnectionsPerIP,
 		PerSecond: l.HandshakesPerSecond, PerSecondPerIP: l.HandshakesPerSecondPerIP,
-		MaxMemory: maxMem,
+		MaxMemory: maxMem, IPv6Prefix: l.IPv6Prefix,
 	})
 }
 
@@ -134,3 +134,15 @@ func (t *tickets) take(fd int) admission.Ticket {
 
 // socketClosed gives back the place of a socket an epoll loop is closing.
 func (s *Server) socketClosed(fd int) { s.gate.Release(s.fds.take(fd)) }
+
+// handshakeBound is how many undecided handshakes the loops may hold: half
+// the descriptors the connection cap leaves free at the file limit, so that
+// refusals never take them all (netpoll.Config.MaxHandshakes); 0, no bound,
+// without a file limit.
+func handshakeBound() int {
+	limit := admission.FileLimit()
+	if admission.FileLimitConnections(limit) == 0 {
+		return 0
+	}
+	return int(admission.FileLimitHeadroom(limit) / 2)
+}

@@ -5,42 +5,29 @@ import (
 
 	"github.com/roostproject/roost/internal/cluster"
 	"github.com/roostproject/roost/internal/config"
-	"github.com/roostproject/roost/internal/natscluster"
 )
 
-// Backend is what a cluster's backend keeps under the cluster's prefix
-// (its Redis keys or NATS buckets), for a tool that started the cluster
-// and removes what it left once its nodes are gone (roost bench cluster).
+// Backend is what a cluster's store keeps under the cluster's prefix (its
+// Redis keys or NATS buckets), for a tool that started the cluster and
+// removes what it left once its nodes are gone (roost bench cluster).
 type Backend struct {
-	redis bool
-	url   string
-	pre   string
+	b      *cluster.Backend
+	prefix string
 }
 
 // ClusterBackend returns the backend that cfg's nodes share; nil for a
 // single node.
 func ClusterBackend(cfg config.Config) *Backend {
-	switch {
-	case cfg.Redis.URL != "":
-		return &Backend{redis: true, url: cfg.Redis.URL, pre: cfg.Redis.Prefix}
-	case cfg.NATS.URL != "":
-		return &Backend{url: cfg.NATS.URL, pre: cfg.NATS.Prefix}
+	if b, prefix := clusterBackend(&cfg); b != nil {
+		return &Backend{b: b, prefix: prefix}
 	}
 	return nil
 }
 
 // Kept lists the keys or buckets under the cluster's prefix.
 func (b *Backend) Kept(ctx context.Context) ([]string, error) {
-	if b.redis {
-		return cluster.Kept(ctx, b.url, b.pre)
-	}
-	return natscluster.Kept(ctx, b.url, b.pre)
+	return b.b.Kept(ctx, b.b.URL, b.prefix)
 }
 
 // Purge deletes them. Only call it when no node of the cluster runs.
-func (b *Backend) Purge(ctx context.Context) error {
-	if b.redis {
-		return cluster.Purge(ctx, b.url, b.pre)
-	}
-	return natscluster.Purge(ctx, b.url, b.pre)
-}
+func (b *Backend) Purge(ctx context.Context) error { return b.b.Purge(ctx, b.b.URL, b.prefix) }

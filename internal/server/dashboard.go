@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/roostproject/roost/internal/cluster"
 	"github.com/roostproject/roost/internal/dashboard"
 )
 
@@ -29,15 +28,11 @@ func (s *Server) mountDashboard(mux *http.ServeMux, api http.Handler) {
 	}
 	cfg := dashboard.Config{
 		Token: s.cfg.Admin.Token, Open: s.cfg.Admin.Token == "" && s.dashboardOpen(),
-		Settings: s.cfg.Dashboard, Hub: s.hub, Apps: s.apps, API: api, Snapshot: s.snapshot,
-		Node: strconv.FormatUint(s.hub.Node(), 10), Logger: s.log, RedisPrefix: s.cfg.Redis.Prefix,
+		Settings: s.cfg.Dashboard, Hub: s.hub, Apps: s.apps, API: api, Snapshot: s.snapshot, Loaded: s.loaded.get,
+		Node: strconv.FormatUint(s.hub.Node(), 10), Logger: s.log,
 	}
-	if s.cluster != nil && s.cfg.Redis.URL != "" {
-		rdb, err := cluster.Dial(s.cfg.Redis.URL)
-		if err != nil {
-			s.log.Warn("dashboard: no cluster view", "err", err)
-		}
-		cfg.Redis = rdb
+	if s.cluster != nil {
+		cfg.Board = s.cluster
 	}
 	s.dashboard = dashboard.New(cfg)
 	mux.Handle("/dashboard", s.dashboard)

@@ -42,6 +42,11 @@ var realHandshakes = []string{
 	"GET /app/app-key?protocol=7&client=node&version=8.4.0&flash=false HTTP/1.1\r\nHost: 127.0.0.1:6001\r\n" +
 		"Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n" +
 		"Sec-WebSocket-Key: x3JJHMbDL1EzLkh9GBhXDw==\r\n\r\n",
+	// As nginx forwards it (deploy/nginx/roost.conf).
+	"GET /app/app-key?protocol=7&client=js&version=8.4.0&flash=false HTTP/1.1\r\nUpgrade: websocket\r\n" +
+		"Connection: upgrade\r\nHost: realtime.example.com\r\nX-Forwarded-For: 203.0.113.7\r\n" +
+		"X-Forwarded-Proto: https\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" +
+		"Origin: https://app.example.com\r\n\r\n",
 	"GET /app/app-key?protocol=7&client=js&version=8.4.0&flash=false HTTP/1.1\r\n" +
 		"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nConnection: Upgrade\r\n" +
 		"Upgrade: websocket\r\nSec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n" +

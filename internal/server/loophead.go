@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/roostproject/roost/internal/httphead"
+	"github.com/roostproject/roost/internal/realip"
 	"github.com/roostproject/roost/internal/ws"
 )
 
@@ -14,13 +15,13 @@ import (
 type loopRequest struct {
 	appKey string                  // {key} of GET /app/{key}
 	query  rawQuery                // the raw query of the request-target
-	seen   uint8                   // the loopFields read, a bit each
+	seen   uint16                  // the loopFields read, a bit each
 	values [len(loopFields)]string // their values, by index
 }
 
 // loopFields are the field names a loop reads, lower case, by index.
 var loopFields = [...]string{"upgrade", "connection", "sec-websocket-version", "sec-websocket-key",
-	"sec-websocket-extensions", "host", "origin"}
+	"sec-websocket-extensions", "host", "origin", "x-forwarded-for", "forwarded"}
 
 // Indexes in loopFields.
 const (
@@ -31,13 +32,15 @@ const (
 	fieldExtensions
 	fieldHost
 	fieldOrigin
+	fieldXForwardedFor
+	fieldForwarded
 )
 
 // readLoopRequest parses head (httphead.Parse) into r. It declines, for
 // net/http to serve, any request whose reading net/http might disagree
 // with: another method, version or route; a path with escapes; a body
 // (Content-Length or Transfer-Encoding) or an Expect; no Host; and a
-// repeated Host, Origin or handshake field.
+// repeated Host, Origin, handshake or forwarding field.
 func readLoopRequest(head []byte, r *loopRequest) bool {
 	h, ok := httphead.Parse(string(head)) // the one copy: the key outlives head
 	if !ok || h.Method != "GET" || h.Proto != "HTTP/1.1" {
@@ -103,6 +106,15 @@ func (r *loopRequest) lines(i int) []string {
 		return nil
 	}
 	return r.values[i : i+1 : i+1]
+}
+
+// forwarded returns the lines of the forwarding header h: none, or the
+// one read (a repeated one declines the request, for net/http).
+func (r *loopRequest) forwarded(h realip.Header) []string {
+	if h == realip.Forwarded {
+		return r.lines(fieldForwarded)
+	}
+	return r.lines(fieldXForwardedFor)
 }
 
 // appTarget splits a request-target /app/{key}?{query} whose key is of

@@ -78,6 +78,7 @@ func (s *Server) snapshot(snap *metrics.Snapshot) {
 		snap.Cluster = &metrics.Cluster{Up: s.cluster.Ready() == nil, Dropped: s.cluster.Dropped(), Duplicates: s.cluster.Duplicates()}
 	}
 	s.webhookMetrics(snap)
+	snap.Config = s.loaded.get()
 }
 
 // debugEnabled reports whether a DebugEnv value (a comma-separated list)

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/roostproject/roost/internal/admission"
 	"github.com/roostproject/roost/internal/api"
 	"github.com/roostproject/roost/internal/apps"
+	"github.com/roostproject/roost/internal/cluster"
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/dashboard"
@@ -51,17 +53,21 @@ type Server struct {
 	portable  *portable.Transport
 	http      *http.Server
 	stats     connstats.Stats      // the epoll loops' counters
-	cluster   clusterLink          // nil on a single node
+	cluster   *cluster.Node        // nil on a single node
 	pending   webhook.Pending      // the cluster's delayed webhook events; nil on a single node
 	webhooks  *webhook.Webhooks    // nil when no app has webhooks and there is no app store
 	dashboard *dashboard.Dashboard // nil when /dashboard is off
 	apps      *apps.Source
 	gate      *admission.Gate // the caps on new WebSocket connections
+	proxies   proxies         // whose word about the client is taken (clientaddr.go)
 	fds       tickets         // the admission tickets of the epoll loops' sockets
 	handoff   *handoff        // what the loops pass to net/http, when they accept
 	metrics   *http.Server    // serves metrics.addr; nil when /metrics is on addr
 	metricLn  net.Listener    // metrics.addr once bound
 	timeouts  atomic.Int64    // connections closed by the handshake timeout
+	loaded    loadStatus      // when the configuration was last applied (reload.go)
+	reloading sync.Mutex      // held by Reload: one applies at a time
+	edge      edge            // the certificates, when TLS is on
 
 	// limitedLog writes each message at most once a second, with the
 	// count (ratelog): for refusals, net/http's errors and the transports,
@@ -75,14 +81,18 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: &cfg, log: log, gate: newGate(cfg.Limits)}
+	s.loaded.succeeded(time.Now())
 	s.limitedLog = slog.New(ratelog.New(log.Handler(), time.Second))
 	loops, err := loopCount(s.cfg, netpoll.Supported)
 	if err != nil {
 		return nil, err
 	}
+	if s.proxies, err = newProxies(s.cfg); err != nil {
+		return nil, err
+	}
 	s.hub = hub.New(hub.Config{Shards: loops + 1, Encode: encode, Compress: ws.DeflateFrame}, nodeID())
 	s.webhooks = s.newWebhooks()
-	if cfg.Redis.URL != "" || cfg.NATS.URL != "" {
+	if b, _ := clusterBackend(&cfg); b != nil {
 		if err := s.joinCluster(); err != nil {
 			s.closeWebhooks(context.Background())
 			return nil, err
@@ -102,14 +112,14 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	if loops > 0 {
 		s.uring = useUring(s.cfg.Transport, netpoll.UringWorks)
 		p, err := netpoll.New(netpoll.Config{Loops: loops, Hub: s.hub, Env: env, Policy: pol, Logger: s.limitedLog, Stats: &s.stats, OnClose: s.socketClosed,
-			Uring: s.uring})
+			Uring: s.uring, ProxyHeader: s.proxyHeader(), ProxyRefused: s.proxyRefused, MaxHandshakes: handshakeBound()})
 		if err != nil {
 			s.closeWebhooks(context.Background())
 			return nil, fmt.Errorf("server: starting epoll loops: %w", err)
 		}
 		s.poller = p
 	}
-	s.http = s.httpServer(s.routes())
+	s.http = s.httpServer(s.clientAddresses(s.routes()))
 	s.http.ConnContext = withConn
 	s.http.ConnState = connState
 	s.http.RegisterOnShutdown(s.closeDashboard)
@@ -200,7 +210,7 @@ func (s *Server) routes() http.Handler {
 	apiHandler := api.New(api.Config{
 		Apps: s.apps, Backend: s.hub, Logger: s.log,
 		MaxBodySize: l.MaxBodySize, MaxEventData: l.MaxEventData,
-		BodyTimeout: l.APIBodyTimeout, RequestsPerIP: l.APIRequestsPerIP, BodyMemory: l.APIBodyMemory,
+		BodyTimeout: l.APIBodyTimeout, RequestsPerIP: l.APIRequestsPerIP, IPv6Prefix: l.IPv6Prefix, BodyMemory: l.APIBodyMemory,
 	})
 	mux.Handle("/apps/", apiHandler)
 	s.mountDashboard(mux, apiHandler)
@@ -243,16 +253,17 @@ func (s *Server) Listen() (net.Listener, error) {
 	}
 	ln = timeoutListener{Listener: ln, timeouts: &s.timeouts}
 	if s.cfg.TLS.Enabled() {
-		cert, err := tls.LoadX509KeyPair(s.cfg.TLS.CertFile, s.cfg.TLS.KeyFile)
+		tln, err := s.listenTLS(s.proxied(ln))
 		if err != nil {
 			ln.Close()
-			return nil, fmt.Errorf("server: tls: %w", err)
+			return nil, err
 		}
-		ln = tlsListener{Listener: ln, cfg: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}
+		ln = tln
 	}
 	if s.metrics != nil {
 		if s.metricLn, err = net.Listen("tcp", s.cfg.Metrics.Addr); err != nil {
 			ln.Close()
+			s.closeEdge()
 			return nil, fmt.Errorf("server: listen on %s (metrics.addr): %w", s.cfg.Metrics.Addr, err)
 		}
 	}
@@ -272,8 +283,11 @@ func (s *Server) MetricsAddr() string {
 // connections, every client told to reconnect (4200), and an exit within
 // the shutdown timeout.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	go func() { errc <- s.http.Serve(ln) }()
+	ectx, stopEdge := context.WithCancel(ctx)
+	defer stopEdge()
+	s.serveEdge(ectx, errc)
 	if s.poller != nil {
 		rctx, stop := context.WithCancel(ctx)
 		defer stop()
@@ -297,7 +311,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 
 // Shutdown stops the node within ctx.
 func (s *Server) Shutdown(ctx context.Context) error {
-	err := s.http.Shutdown(ctx)
+	err := errors.Join(s.http.Shutdown(ctx), s.shutdownEdge(ctx))
 	if s.metrics != nil {
 		err = errors.Join(err, s.metrics.Shutdown(ctx))
 	}

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/roostproject/roost/internal/netpoll"
+	"github.com/roostproject/roost/internal/proxyproto"
 )
 
 // timeoutListener hands out connections that count a read deadline
@@ -56,6 +57,16 @@ func (c *firstRequest) SyscallConn() (syscall.RawConn, error) {
 	return sc.SyscallConn()
 }
 
+// CloseWrite shuts the socket's write side where it can (the HTTP API
+// does before it discards a refused body).
+func (c *firstRequest) CloseWrite() error {
+	cw, ok := c.Conn.(interface{ CloseWrite() error })
+	if !ok {
+		return errors.ErrUnsupported
+	}
+	return cw.CloseWrite()
+}
+
 // connState is the HTTP server's ConnState hook: once a connection leaves
 // the new state, its first request has been read and its deadlines are no
 // longer the handshake's.
@@ -68,6 +79,9 @@ func connState(c net.Conn, s http.ConnState) {
 	}
 	if st, ok := c.(*netpoll.Stream); ok { // under TLS, until a loop owns the socket
 		c = st.NetConn()
+	}
+	if pc, ok := c.(*proxyproto.Conn); ok { // under TLS, with the client's address
+		c = pc.NetConn()
 	}
 	if fr, ok := c.(*firstRequest); ok {
 		fr.read.Store(true)

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"strconv"
+	"time"
 
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/hub"
@@ -67,6 +68,9 @@ func (s *Server) webhookMetrics(snap *metrics.Snapshot) {
 		m := metrics.Webhook{App: st.App, Sent: st.Sent, FailedAttempts: st.FailedAttempts, Retried: st.Retried,
 			Queued: st.Queued, Dropped: make(map[string]int64), Buckets: make(map[float64]uint64),
 			Requests: st.Requests, Seconds: st.Seconds}
+		if !st.Oldest.IsZero() {
+			m.OldestSeconds = time.Since(st.Oldest).Seconds()
+		}
 		for i, n := range st.Dropped {
 			m.Dropped[webhook.DropReasons[i]] = n
 		}

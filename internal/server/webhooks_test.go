@@ -45,7 +45,7 @@ func TestWebhooksAreWiredAndCounted(t *testing.T) {
 				return strings.Contains(all, `{"name":"channel_occupied","channel":"cache-wired"}`) &&
 					strings.Contains(all, `{"name":"cache_miss","channel":"cache-wired"}`)
 			})
-			waitForMetrics(t, s, `roost_webhook_sent_total{app="app-id"} 2`, `roost_webhook_queue_depth{app="app-id"} 0`,
+			waitForMetrics(t, s, `roost_webhook_sent_total{app="app-id"} 2`, `roost_webhook_queue_depth{app="app-id"} 0`, `roost_webhook_oldest_event_age_seconds{app="app-id"} 0`,
 				`roost_webhook_dropped_total{app="app-id",reason="queue_full"} 0`)
 		})
 	}

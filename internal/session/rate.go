@@ -28,8 +28,11 @@ func (w window) take(now int64, limit int) (window, bool) {
 // appRates counts each app's client events on this node, across all its
 // connections (apps[].max_client_events_per_sec). An app's counter exists
 // once one of its connections has sent a client event, so it costs an idle
-// connection nothing. Apps are keyed by their *config.App, which the loaded
-// Config keeps for the server's life; a pointer key does not allocate.
+// connection nothing. Apps are keyed by their *config.App; a pointer key
+// does not allocate. A reload (SIGHUP) gives every configured app, and the
+// app store's refresh every row it reads again, a new *config.App, whose
+// count starts afresh for the connections made after it (those made
+// before count on the old one); the old entry stays, a few bytes each.
 type appRates struct {
 	m sync.Map // *config.App -> *atomic.Uint64 holding a window
 }

@@ -155,6 +155,7 @@ type CanaryReport struct {
 	Missed     int           // of those, never received though published
 	Lost       []int         // the first lostListed of the Missed events' numbers
 	Duplicates int           // extra copies received
+	Inside     int           // of those, first received before the stretch ended
 	Max, P50   time.Duration // from publishing to the first copy's arrival
 	Errors     []error       // failed publishes and reads (of the whole run)
 	Strays     int           // other frames on the channel (of the whole run)
@@ -197,6 +198,9 @@ func (c *Canary) Report(from, to time.Time) CanaryReport {
 			continue
 		}
 		r.Duplicates += len(got) - 1
+		if to.IsZero() || got[0].Before(to) {
+			r.Inside++
+		}
 		lat = append(lat, got[0].Sub(at))
 	}
 	if len(lat) > 0 {

@@ -138,9 +138,9 @@ func (r *Redis) Start() {
 // its port.
 var errPortTaken = errors.New("port taken by another process")
 
-// listening is what redis-server logs once it has bound its ports, in
+// redisListening is what redis-server logs once it has bound its ports, in
 // every mode (plain, cluster, sentinel).
-const listening = "Running mode="
+const redisListening = "Running mode="
 
 // launch starts the process and waits until it says it listens and then
 // answers PING, or until it exits (errPortTaken when a port was taken).
@@ -194,7 +194,7 @@ func (r *Redis) awaitListening(from int, exited <-chan struct{}) error {
 			return true
 		default:
 		}
-		return strings.Contains(out, listening)
+		return strings.Contains(out, redisListening)
 	})
 	if !ok {
 		r.t.Fatalf("redis-server on %s never said it listens\n%s", r.addr(), r.Output())

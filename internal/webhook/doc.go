@@ -10,11 +10,16 @@
 // configured delay (cancelled, with the matching channel_occupied or
 // member_added, when the channel or user comes back), encodes each event
 // once and queues it for every URL of the app that wants it. Each URL has
-// one sender goroutine that batches its queue in order (a request carries at
-// most batch_max events and waits at most batch_wait for them), signs the
-// body with the app secret, and retries a failed request with exponential
-// backoff and jitter until retry_for has passed. The queued events of an app
-// are bounded in bytes; when over, the oldest are dropped and counted.
+// one sender goroutine that batches its queue (a request carries at most
+// batch_max events and waits at most batch_wait for them), signs the body
+// with the app secret, posts up to four requests at once, and retries a
+// failed request with exponential backoff and jitter until retry_for has
+// passed. Order is kept per channel: a channel is in at most one request of
+// a URL at a time, and its later events wait, moved aside by channel, while
+// other channels' events go on; a failed request of several channels is
+// retried as one per channel, so that a backend refusing one channel holds
+// back no other. The queued events of an app are bounded in bytes; when
+// over, the oldest are dropped and counted.
 //
 // Whether a delayed event is still due is decided by a Pending store: in
 // memory on one node, in Redis in a cluster, so that the node that saw a

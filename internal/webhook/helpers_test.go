@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,16 +23,28 @@ type receiver struct {
 	t        *testing.T
 	mu       sync.Mutex
 	statuses []int
-	requests [][]wireEvent
+	// answer, when not nil, chooses the status of a request by its events
+	// (after statuses are used up).
+	answer   func([]wireEvent) int
+	requests [][]wireEvent // those answered 200
+	tried    [][]wireEvent // every request, in the order they came
+	at       []time.Time   // when each of tried came
 	attempts int
-	logs     atomic.Int64 // log records written
+	logs     atomic.Int64   // log records written
+	logged   map[string]int // log records by message
 }
 
 // Enabled, Handle, WithAttrs and WithGroup make receiver the slog.Handler
 // of the Webhooks under test, counting what it logs.
 func (r *receiver) Enabled(context.Context, slog.Level) bool { return true }
-func (r *receiver) Handle(context.Context, slog.Record) error {
+func (r *receiver) Handle(_ context.Context, rec slog.Record) error {
 	r.logs.Add(1)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.logged == nil {
+		r.logged = make(map[string]int)
+	}
+	r.logged[rec.Message]++
 	return nil
 }
 func (r *receiver) WithAttrs([]slog.Attr) slog.Handler { return r }
@@ -56,20 +69,25 @@ func (r *receiver) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Header.Get("X-Pusher-Key") != testKey || req.Header.Get("Content-Type") != "application/json" {
 		r.t.Errorf("headers %v", req.Header)
 	}
+	var b struct {
+		TimeMS int64       `json:"time_ms"`
+		Events []wireEvent `json:"events"`
+	}
+	if err := json.Unmarshal(body, &b); err != nil || b.TimeMS == 0 {
+		r.t.Errorf("body %s: %v", body, err)
+	}
 	r.mu.Lock()
 	r.attempts++
+	r.tried = append(r.tried, b.Events)
+	r.at = append(r.at, time.Now())
 	status := http.StatusOK
-	if len(r.statuses) > 0 {
+	switch {
+	case len(r.statuses) > 0:
 		status, r.statuses = r.statuses[0], r.statuses[1:]
+	case r.answer != nil:
+		status = r.answer(b.Events)
 	}
 	if status == http.StatusOK {
-		var b struct {
-			TimeMS int64       `json:"time_ms"`
-			Events []wireEvent `json:"events"`
-		}
-		if err := json.Unmarshal(body, &b); err != nil || b.TimeMS == 0 {
-			r.t.Errorf("body %s: %v", body, err)
-		}
 		r.requests = append(r.requests, b.Events)
 	}
 	r.mu.Unlock()
@@ -116,4 +134,66 @@ func start(t *testing.T, r *receiver, s config.Webhooks, types ...string) *Webho
 	w.Start(nil)
 	t.Cleanup(func() { w.Close(context.Background()) })
 	return w
+}
+
+// refusing answers 500 to every request that carries an event of channel,
+// 200 to the others: a backend with a bug for one channel name.
+func refusing(channel string) func([]wireEvent) int {
+	return func(events []wireEvent) int {
+		for _, e := range events {
+			if e.Channel == channel {
+				return http.StatusInternalServerError
+			}
+		}
+		return http.StatusOK
+	}
+}
+
+// triedWith counts the requests that carried an event of channel.
+func (r *receiver) triedWith(channel string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, req := range r.tried {
+		if slices.ContainsFunc(req, func(e wireEvent) bool { return e.Channel == channel }) {
+			n++
+		}
+	}
+	return n
+}
+
+// dataOf lists the data of the delivered client events of channel, in the
+// order they arrived.
+func (r *receiver) dataOf(channel string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, req := range r.requests {
+		for _, e := range req {
+			if e.Channel == channel {
+				out = append(out, e.Data)
+			}
+		}
+	}
+	return out
+}
+
+// logLines returns how many log lines began with prefix.
+func (r *receiver) logLines(prefix string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for msg, k := range r.logged {
+		if strings.HasPrefix(msg, prefix) {
+			n += k
+		}
+	}
+	return n
+}
+
+// tries returns the number of requests made so far.
+func (r *receiver) tries() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.attempts
 }

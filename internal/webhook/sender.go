@@ -24,7 +24,20 @@ const (
 	maxAnswer       = 64 << 10    // bytes of an answer read, to reuse the connection
 )
 
-// sender delivers one URL's queue, one request at a time, in order.
+// How many requests one URL has at once. A request that keeps failing holds
+// one of maxInFlight only while it is being answered, and one of maxUnits
+// until it is delivered or dropped; a URL with maxUnits requests not done
+// (a backend that fails them all) starts no new one, so it is not sent more
+// than maxUnits retries per backoff.
+const (
+	maxInFlight = 4
+	maxUnits    = 16
+)
+
+// sender delivers one URL's queue: batches of the channels that are not
+// busy, up to maxInFlight requests at once, each retried on its own. Its
+// goroutine (run) owns every field below closing; the requests' goroutines
+// only post and hand their unit back on results.
 type sender struct {
 	url, key, secret string
 	q                *queue
@@ -36,94 +49,259 @@ type sender struct {
 	app              string
 	delivered        func(app, url string, events int, err error) // Options.Delivered, or nil
 
-	lastLog  time.Time // when a failure was last logged
-	failures int       // failed requests since then
+	busy     map[string]*unit // channel: the unit that holds it
+	waiting  []*unit          // units waiting for their next attempt
+	flying   int              // units being posted
+	results  chan *unit       // a posted unit, back from its request
+	batchDue time.Time        // when the events waiting are due even if fewer than batch_max; zero: none waiting
+	closed   bool             // closing was seen: send what is queued, once, at once
+
+	failLog, dropLog rateLog
 }
 
-// run sends batches until ctx ends; closing (closed when the server stops)
-// makes it send what is queued at once instead of waiting for a batch to
-// fill.
+// rateLog logs a kind of line at most once per logEvery, with how many
+// times it happened since the last line.
+type rateLog struct {
+	last time.Time
+	n    int
+}
+
+// newSender returns the sender of one URL; run starts it.
+func newSender(s sender) *sender {
+	s.busy, s.results = make(map[string]*unit), make(chan *unit, maxInFlight)
+	return &s
+}
+
+// run sends batches and retries until the URL's app is retired (closing)
+// and everything is sent or dropped, or until ctx ends.
 func (s *sender) run(ctx context.Context) {
-	for s.await(ctx, s.closing) {
-		batch := s.q.take(s.cfg.BatchMax)
-		s.deliver(ctx, batch)
-		s.q.done(batch)
-	}
-}
-
-// await waits for an event, then for the batch to fill or batch_wait to
-// pass; false means ctx ended.
-func (s *sender) await(ctx context.Context, closing <-chan struct{}) bool {
-	for s.q.len() == 0 {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-closing:
-			return false
-		case <-s.q.wake:
-		}
-	}
-	timer := time.NewTimer(s.cfg.BatchWait)
+	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
-	for s.q.len() < s.cfg.BatchMax {
+	closing := s.closing
+	for {
+		next := s.dispatch(ctx)
+		if n, _ := s.q.waiting(1); s.closed && s.flying == 0 && len(s.waiting) == 0 && n == 0 {
+			return
+		}
+		s.arm(timer, next)
 		select {
 		case <-ctx.Done():
-			return false
+			s.abort()
+			return
 		case <-closing:
-			return true
-		case <-timer.C:
-			return true
+			closing, s.closed = nil, true
+			s.dropWaiting()
 		case <-s.q.wake:
+		case u := <-s.results:
+			s.flying--
+			s.finish(u)
+		case <-timer.C:
 		}
 	}
-	return true
 }
 
-// deliver sends one batch, retrying with backoff until it is answered 2xx
-// or retry_for has passed.
-func (s *sender) deliver(ctx context.Context, batch [][]byte) {
-	body := Body(time.Now().UnixMilli(), batch)
-	sig := Sign(s.secret, body)
-	start := time.Now()
-	wait := min(maxFirstBackoff, s.cfg.RetryFor/16)
-	for {
-		err := s.post(ctx, body, sig)
-		if s.delivered != nil {
-			s.delivered(s.app, s.url, len(batch), err)
+// arm sets timer for next, or stops it when next is zero.
+func (s *sender) arm(timer *time.Timer, next time.Time) {
+	if next.IsZero() {
+		timer.Stop()
+		return
+	}
+	timer.Reset(time.Until(next))
+}
+
+// dispatch starts the units that are due, then new batches, while fewer
+// than maxInFlight are being posted; it returns when to look again (zero:
+// when something happens).
+func (s *sender) dispatch(ctx context.Context) time.Time {
+	now := time.Now()
+	for s.flying < maxInFlight {
+		u := s.due(now)
+		if u == nil {
+			u = s.batch(now)
 		}
-		if err == nil {
-			s.stats.sent.Add(int64(len(batch)))
-			return
+		if u == nil {
+			break
 		}
-		s.stats.failed.Add(1)
-		s.logFailure(err)
-		pause := wait/2 + rand.N(wait/2+1)
-		wait = min(2*wait, maxBackoff)
-		if time.Since(start)+pause > s.cfg.RetryFor {
-			s.stats.dropped[DropRetryExpired].Add(int64(len(batch)))
-			return
+		s.launch(ctx, u)
+	}
+	return s.next()
+}
+
+// due removes and returns the waiting unit due first, if it is due by now.
+func (s *sender) due(now time.Time) *unit {
+	i := s.first()
+	if i < 0 || s.waiting[i].due.After(now) {
+		return nil
+	}
+	u := s.waiting[i]
+	s.waiting = append(s.waiting[:i], s.waiting[i+1:]...)
+	return u
+}
+
+// first returns the index of the waiting unit due first, or -1.
+func (s *sender) first() int {
+	i := -1
+	for j, u := range s.waiting {
+		if i < 0 || u.due.Before(s.waiting[i].due) {
+			i = j
 		}
-		if !sleep(ctx, s.closing, pause) {
-			s.stats.dropped[DropShutdown].Add(int64(len(batch)))
-			return
-		}
+	}
+	return i
+}
+
+// next returns when dispatch has something to do, zero if only an event,
+// an answer or closing can give it some.
+func (s *sender) next() time.Time {
+	if s.flying >= maxInFlight {
+		return time.Time{}
+	}
+	var t time.Time
+	if i := s.first(); i >= 0 {
+		t = s.waiting[i].due
+	}
+	if !s.batchDue.IsZero() && s.room() && (t.IsZero() || s.batchDue.Before(t)) {
+		t = s.batchDue
+	}
+	return t
+}
+
+// room reports whether a new batch may start.
+func (s *sender) room() bool { return s.flying+len(s.waiting) < maxUnits }
+
+// batch takes the next batch of channels that are not busy, once it is full
+// or batch_wait has passed since the oldest of its events was queued; nil
+// if there is none yet.
+func (s *sender) batch(now time.Time) *unit {
+	s.batchDue = time.Time{}
+	n, since := s.q.waiting(s.cfg.BatchMax)
+	if n == 0 || !s.room() {
+		return nil
+	}
+	if due := time.Unix(0, since).Add(s.cfg.BatchWait); !s.closed && n < s.cfg.BatchMax && now.Before(due) {
+		s.batchDue = due
+		return nil
+	}
+	events := s.q.take(s.cfg.BatchMax, s.busy)
+	if len(events) == 0 {
+		return nil
+	}
+	u := newUnit(s.secret, events, now.UnixMilli())
+	u.start, u.wait = now, min(maxFirstBackoff, s.cfg.RetryFor/16)
+	s.claim(u)
+	return u
+}
+
+// claim makes u's channels busy with u.
+func (s *sender) claim(u *unit) {
+	for _, ch := range u.chans {
+		s.busy[ch] = u
+	}
+	s.q.track(u, true)
+}
+
+// launch posts u in a goroutine of its own, which hands it back on results.
+func (s *sender) launch(ctx context.Context, u *unit) {
+	if u.attempts > 0 {
 		s.stats.retried.Add(1)
 	}
+	u.attempts++
+	s.flying++
+	go func() {
+		u.err = s.post(ctx, u.body, u.sig)
+		s.results <- u
+	}()
 }
 
-// sleep waits d, or less if ctx ends or closing closes; it reports whether
-// it waited d. A stopping server does not retry: a backend that is down
-// must not hold the shutdown for its whole timeout.
-func sleep(ctx context.Context, closing <-chan struct{}, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-closing:
-		return false
-	case <-t.C:
-		return true
+// finish handles a posted unit's outcome: delivered, dropped (the server is
+// stopping), split (a failed request of several channels) or retried.
+func (s *sender) finish(u *unit) {
+	if s.delivered != nil {
+		s.delivered(s.app, s.url, len(u.events), u.err)
+	}
+	if u.err == nil {
+		s.stats.sent.Add(int64(len(u.events)))
+		s.release(u)
+		return
+	}
+	s.stats.failed.Add(1)
+	s.failLog.log(s.log, "webhook request failed; retrying with backoff", "url", config.ShownURL(s.url), "err", u.err)
+	switch {
+	case s.closed:
+		s.drop(u, DropShutdown)
+	case len(u.chans) > 1 && s.splitInto(u) > 1:
+	default:
+		s.retry(u)
+	}
+}
+
+// splitInto replaces a failed unit of several channels by one per channel
+// (fewer if maxUnits would not hold them), each tried again at once: a
+// backend that refuses one channel's events takes the others' on the next
+// request, one failed request after they were first sent. It returns the
+// number of units u became; 1 means it was not split.
+func (s *sender) splitInto(u *unit) int {
+	parts := min(len(u.chans), maxUnits-s.flying-len(s.waiting))
+	if parts < 2 {
+		return 1
+	}
+	u.due = time.Now()
+	s.q.track(u, false)
+	for _, c := range u.split(s.secret, parts) {
+		s.claim(c)
+		s.waiting = append(s.waiting, c)
+	}
+	return parts
+}
+
+// retry schedules u's next attempt after a jittered pause, or drops it when
+// that attempt would start after retry_for.
+func (s *sender) retry(u *unit) {
+	pause := u.wait/2 + rand.N(u.wait/2+1)
+	u.wait = min(2*u.wait, maxBackoff)
+	if time.Since(u.start)+pause > s.cfg.RetryFor {
+		s.drop(u, DropRetryExpired)
+		s.dropLog.log(s.log, "webhook request dropped: it still failed after retry_for", "url", config.ShownURL(s.url),
+			"events", len(u.events), "err", u.err)
+		return
+	}
+	u.due = time.Now().Add(pause)
+	s.waiting = append(s.waiting, u)
+}
+
+// drop gives up on u, counting its events under reason.
+func (s *sender) drop(u *unit, reason int) {
+	s.stats.dropped[reason].Add(int64(len(u.events)))
+	s.release(u)
+}
+
+// release frees u's channels (their held events go next) and its bytes.
+func (s *sender) release(u *unit) {
+	for _, ch := range u.chans {
+		if s.busy[ch] == u {
+			delete(s.busy, ch)
+		}
+	}
+	s.q.track(u, false)
+	s.q.free(u.chans)
+	s.q.done(u.events)
+}
+
+// dropWaiting drops the units waiting to retry: a stopping server does not
+// retry, so that a backend that is down does not hold the shutdown.
+func (s *sender) dropWaiting() {
+	for _, u := range s.waiting {
+		s.drop(u, DropShutdown)
+	}
+	s.waiting = nil
+}
+
+// abort ends run when ctx ended: the requests in flight end with it.
+func (s *sender) abort() {
+	s.closed = true
+	s.dropWaiting()
+	for s.flying > 0 {
+		s.flying--
+		s.finish(<-s.results)
 	}
 }
 
@@ -150,13 +328,13 @@ func (s *sender) post(ctx context.Context, body []byte, sig string) error {
 	return nil
 }
 
-// logFailure logs a failed request, at most once per logEvery per URL, with
-// the number of failures since the last line.
-func (s *sender) logFailure(err error) {
-	s.failures++
-	if now := time.Now(); now.Sub(s.lastLog) >= logEvery {
-		s.log.Warn("webhook request failed; retrying with backoff", "url", config.ShownURL(s.url), "err", err, "failures", s.failures)
-		s.lastLog, s.failures = now, 0
+// log writes msg at most once per logEvery, with the number of times it
+// happened since the last line.
+func (l *rateLog) log(log *slog.Logger, msg string, args ...any) {
+	l.n++
+	if now := time.Now(); now.Sub(l.last) >= logEvery {
+		log.Warn(msg, append(args, "times", l.n)...)
+		l.last, l.n = now, 0
 	}
 }
 

@@ -64,8 +64,12 @@ type Stats struct {
 	FailedAttempts, Retried int64
 	// Dropped counts events given up on, by reason (see DropReasons).
 	Dropped [numDrops]int64
-	// Queued is the number of events waiting now.
+	// Queued is the number of events waiting now, not yet in a request.
 	Queued int64
+	// Oldest is when the oldest event still to be delivered (waiting, or
+	// in a request not yet answered 2xx or dropped) was queued; zero if
+	// there is none.
+	Oldest time.Time
 	// Buckets[i] counts requests that took at most LatencyBuckets[i]
 	// seconds (cumulative); Requests and Seconds are their count and sum.
 	Buckets  []uint64

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/hub"
@@ -137,9 +138,9 @@ func (w *Webhooks) newApp(a *config.App, old *app) *app {
 				wants |= bit(name)
 			}
 		}
-		s := &sender{url: hook.URL, key: a.Key, secret: a.Secret, q: newQueue(x.budget, x.stats),
+		s := newSender(sender{url: hook.URL, key: a.Key, secret: a.Secret, q: newQueue(x.budget, x.stats),
 			stats: x.stats, cfg: &w.cfg, client: w.client, log: w.log, closing: x.stop,
-			app: a.ID, delivered: w.delivered}
+			app: a.ID, delivered: w.delivered})
 		x.senders, x.wantsOf, x.wants = append(x.senders, s), append(x.wantsOf, wants), x.wants|wants
 		w.senders.Add(1)
 		go func() {
@@ -168,7 +169,7 @@ func (w *Webhooks) route(a *app, ev *Event) {
 			body := ev.AppendJSON(nil)
 			for i, s := range a.senders {
 				if a.wantsOf[i]&b != 0 {
-					s.q.push(body)
+					s.q.push(body, ev.Channel)
 				}
 			}
 			a.mu.Unlock()
@@ -184,10 +185,24 @@ func (w *Webhooks) Stats() []Stats {
 	apps := *w.apps.Load()
 	out := make([]Stats, 0, len(apps))
 	for id, a := range apps {
-		out = append(out, a.stats.snapshot(id))
+		st := a.stats.snapshot(id)
+		st.Oldest = a.oldest()
+		out = append(out, st)
 	}
 	slices.SortFunc(out, func(x, y Stats) int { return strings.Compare(x.App, y.App) })
 	return out
+}
+
+// oldest returns when the oldest event of a still to be delivered was
+// queued; zero if there is none.
+func (x *app) oldest() time.Time {
+	var t time.Time
+	for _, s := range x.senders {
+		if o := s.q.oldest(); !o.IsZero() && (t.IsZero() || o.Before(t)) {
+			t = o
+		}
+	}
+	return t
 }
 
 // token returns a fresh hold token, unique in the cluster.

@@ -11,9 +11,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/roostproject/roost/internal/cluster"
-	"github.com/roostproject/roost/internal/clusterkit/nodeconf"
+	"github.com/roostproject/roost/internal/cluster/natsstore"
+	"github.com/roostproject/roost/internal/cluster/redisstore"
 	"github.com/roostproject/roost/internal/hub"
-	"github.com/roostproject/roost/internal/natscluster"
 	"github.com/roostproject/roost/internal/testutil"
 )
 
@@ -57,7 +57,7 @@ func startRedisNode(b *testing.B, prefix string, node uint64, deliver func(*hub.
 			c.Del(ctx, keys...)
 		}
 	})
-	n, err := cluster.New(cluster.Config{URL: benchRedisURL, Settings: nodeconf.Settings{Prefix: prefix, Node: node, Apps: []string{"app"}, Deliver: deliver, Logger: quiet}})
+	n, err := cluster.Open(cluster.Settings{Prefix: prefix, Node: node, Apps: []string{"app"}, Deliver: deliver, Logger: quiet}, redisstore.Backend(benchRedisURL))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func startNATSNode(b *testing.B, prefix string, node uint64, deliver func(*hub.M
 		defer cancel()
 		deleteNATSBuckets(ctx, url, prefix)
 	})
-	n, err := natscluster.New(natscluster.Config{URL: url, Settings: nodeconf.Settings{Prefix: prefix, Node: node, Apps: []string{"app"}, Deliver: deliver, Logger: quiet}})
+	n, err := cluster.Open(cluster.Settings{Prefix: prefix, Node: node, Apps: []string{"app"}, Deliver: deliver, Logger: quiet}, natsstore.Backend(url))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -21,7 +21,7 @@
 // (a roost node killed with SIGKILL) and TestBackendRestart (a private
 // server of each kind killed and started again, empty). The tests that
 // stay on Redis alone say why; NATS's own faults run in process, in
-// internal/natscluster, except TestBackendFreeze: three nodes over a
+// internal/cluster/natsstore, except TestBackendFreeze: three nodes over a
 // private redis-server and then a private nats-server stopped with SIGSTOP
 // for 20 s, counting what every canary published and received and how
 // often each node's presence member heard of a user who joined meanwhile.

@@ -24,7 +24,7 @@ const pauseFor = 6 * time.Second
 // Redis only: the retry it guards against is the Redis publisher's (a
 // batch of PUBLISH sent again after 2 s). A NATS publish is never sent
 // again, and a paused NATS is tested in process
-// (internal/natscluster's TestNATSPauseDeliversAtMostOnce).
+// (internal/cluster/natsstore's TestNATSPauseDeliversAtMostOnce).
 func TestNoDuplicatesAfterPause(t *testing.T) {
 	t.Parallel()
 	d := newDuo(t, "roost-pause")
@@ -46,14 +46,17 @@ func TestNoDuplicatesAfterPause(t *testing.T) {
 	}
 }
 
-// TestPausedRedisHoldsOnePublish stops Redis with SIGSTOP, which a node
+// TestPublishesThroughAPausedRedisAreStored stops Redis with SIGSTOP, which a node
 // does not take for an outage until its heartbeat goes unanswered too. The
 // first HTTP API publish after it waits for the store, up to the hub's
-// store wait; the next ones, while Redis is still paused, must answer at
-// once rather than each hold the store wait until the node declares Redis
-// down (docs/cluster.md, "What a 200 means"). Once Redis runs again, a 200
-// means stored again.
-func TestPausedRedisHoldsOnePublish(t *testing.T) {
+// store wait; the next ones, while Redis is still paused, answer 200
+// without waiting again (docs/cluster.md, "What a 200 means"). That they
+// wait no more is the hub's rule, checked without a clock by
+// internal/hub's TestWaitStoredAnswersAtOnceAfterAWaitRanOut; here, over a
+// real paused Redis, every publish answers 200 and their durations are
+// logged, not held to a budget. Once Redis runs again, a 200 means stored
+// again: node B's cache holds each value node A answered 200 to.
+func TestPublishesThroughAPausedRedisAreStored(t *testing.T) {
 	t.Parallel()
 	d := newDuo(t, "roost-pausepub")
 	d.waitReady(http.StatusOK, "ready")
@@ -63,9 +66,7 @@ func TestPausedRedisHoldsOnePublish(t *testing.T) {
 	for i := range 3 {
 		start := time.Now()
 		d.a.trigger("cache-paused", "e", "during")
-		if took := time.Since(start); took > hub.DefaultStoreWait/2 {
-			t.Fatalf("publish %d after a wait ran out took %v with Redis still paused, want an answer at once", i+1, took)
-		}
+		t.Logf("publish %d after the wait ran out, Redis still paused: %v (the store wait is %v)", i+1, time.Since(start), hub.DefaultStoreWait)
 	}
 	d.redis.Resume()
 	d.waitReady(http.StatusOK, "ready")

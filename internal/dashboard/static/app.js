@@ -164,6 +164,18 @@ async function refreshOverview() {
   const r = $('#redis');
   r.textContent = now.redis ? '· Redis link ' + now.redis : '· single node';
   r.className = now.redis === 'down' ? 'down' : now.redis === 'up' ? 'up' : 'muted';
+  showConfig(o.config);
+}
+
+// showConfig says when the configuration was last applied, and whether the
+// last reload (SIGHUP) was refused.
+function showConfig(c) {
+  const p = $('#config-loaded');
+  p.hidden = !c;
+  if (!c) return;
+  p.textContent = '· config loaded ' + new Date(c.loaded).toLocaleString() +
+    (c.last_reload_failed ? '; the last reload was refused (see the log)' : '');
+  p.className = c.last_reload_failed ? 'down' : 'muted';
 }
 
 // showCluster lists every node's latest sample and their sum.

@@ -1,0 +1,88 @@
+package cluster
+
+// This file holds the presence departures a cluster node has not
+// announced yet, in either backend: they happened while the store was away
+// or soon after it came back, when the node cannot tell whether the user
+// still has a connection on another node whose share is not written again
+// yet. Once the node is settled, each one that the store confirms (the
+// user is no member) is announced.
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/roostproject/roost/internal/hub"
+)
+
+// Departure is one member gone from one channel.
+type Departure struct{ App, Channel, User string }
+
+// Departures is the departures not announced yet. Its zero value is empty.
+type Departures struct {
+	mu   sync.Mutex
+	gone map[Departure]bool
+}
+
+// Add defers the announcement of user's departure from channel.
+func (s *Departures) Add(app, channel, user string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gone == nil {
+		s.gone = make(map[Departure]bool)
+	}
+	s.gone[Departure{app, channel, user}] = true
+}
+
+// Cancel forgets user's deferred departure from channel, and reports
+// whether there was one: the user came back before it was announced.
+func (s *Departures) Cancel(app, channel, user string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := Departure{app, channel, user}
+	was := s.gone[d]
+	delete(s.gone, d)
+	return was
+}
+
+// Take returns and forgets the deferred departures.
+func (s *Departures) Take() map[Departure]bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	gone := s.gone
+	s.gone = nil
+	return gone
+}
+
+// Announcer is what Announce needs of a cluster backend.
+type Announcer struct {
+	// Member reports whether the store holds d.User as a member of
+	// d.Channel.
+	Member func(ctx context.Context, d Departure) (bool, error)
+	// Publish sends a message to every node's subscribers.
+	Publish func(m *hub.Message) error
+	// Observer is told of each member removed.
+	Observer hub.Observer
+}
+
+// Announce publishes member_removed, and tells the observer, for every
+// deferred departure the store confirms within timeout; those it cannot
+// check wait for the next time.
+func (s *Departures) Announce(parent context.Context, timeout time.Duration, b Announcer) {
+	gone := s.Take()
+	if len(gone) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(parent, timeout)
+	defer cancel()
+	for g := range gone {
+		member, err := b.Member(ctx, g)
+		switch {
+		case err != nil:
+			s.Add(g.App, g.Channel, g.User)
+		case !member:
+			b.Publish(hub.MemberRemoved(g.App, g.Channel, g.User))
+			b.Observer.MemberRemoved(g.App, g.Channel, g.User)
+		}
+	}
+}

@@ -1,0 +1,40 @@
+package redisstore
+
+import (
+	"context"
+
+	"github.com/roostproject/roost/internal/cluster"
+)
+
+// Backend is the Redis that url names, in one of the forms of
+// redisurl.Parse.
+func Backend(url string) cluster.Backend {
+	return cluster.Backend{URL: url, Open: openStore, Kept: Kept, Purge: Purge}
+}
+
+// openStore is open, for cluster.Backend.
+func openStore(url string, s cluster.Settings) (cluster.Store, error) { return open(url, s) }
+
+// boardKey is the hash of the dashboards' entries: one key, so one slot of
+// a Redis Cluster.
+func (r *Redis) boardKey() string { return r.cfg.Prefix + ":dashboard:nodes" }
+
+// Post implements cluster.Board.
+func (r *Redis) Post(ctx context.Context, node string, v []byte) error {
+	return r.call(ctx, func(ctx context.Context) error { return r.rdb.HSet(ctx, r.boardKey(), node, v).Err() })
+}
+
+// Entries implements cluster.Board.
+func (r *Redis) Entries(ctx context.Context) (map[string][]byte, error) {
+	all, err := get(r, ctx, func(ctx context.Context) (map[string]string, error) { return r.rdb.HGetAll(ctx, r.boardKey()).Result() })
+	out := make(map[string][]byte, len(all))
+	for k, v := range all {
+		out[k] = []byte(v)
+	}
+	return out, err
+}
+
+// Unpost implements cluster.Board.
+func (r *Redis) Unpost(ctx context.Context, nodes ...string) {
+	r.call(ctx, func(ctx context.Context) error { return r.rdb.HDel(ctx, r.boardKey(), nodes...).Err() })
+}

@@ -1,0 +1,130 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/roostproject/roost/internal/cluster"
+)
+
+// The node records: a heartbeat key per node (its epoch, with NodeTTL),
+// the set of listed nodes, a reap lock per dead node and each node's list
+// of presence channels. The set and the lists expire too, RecordTTL after
+// the last heartbeat that refreshes them: a cluster that stops whole
+// leaves no node record behind for good.
+
+// Beat implements cluster.Heartbeats.
+func (r *Redis) Beat(ctx context.Context, epoch string) (missing bool, err error) {
+	_, err = r.rdb.SetArgs(ctx, r.nodeKey("node", r.node), epoch, redis.SetArgs{TTL: r.cfg.NodeTTL, Get: true}).Result()
+	missing = errors.Is(err, redis.Nil)
+	if err != nil && !missing {
+		return false, err
+	}
+	_, err = r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.SAdd(ctx, r.nodeKey("nodes"), r.node)
+		p.Expire(ctx, r.nodeKey("nodes"), cluster.RecordTTL)
+		p.Expire(ctx, r.nodeKey("node-presence", r.node), cluster.RecordTTL)
+		return nil
+	})
+	return missing, err
+}
+
+// Leave implements cluster.Heartbeats.
+func (r *Redis) Leave(ctx context.Context) { r.rdb.Del(ctx, r.nodeKey("node", r.node)) }
+
+// Nodes implements cluster.Heartbeats.
+func (r *Redis) Nodes(ctx context.Context) (alive map[string]string, listed []string, err error) {
+	listed, err = get(r, ctx, func(ctx context.Context) ([]string, error) { return r.rdb.SMembers(ctx, r.nodeKey("nodes")).Result() })
+	if err != nil || len(listed) == 0 {
+		return nil, nil, err
+	}
+	keys := make([]string, len(listed))
+	for i, n := range listed {
+		keys[i] = r.nodeKey("node", n)
+	}
+	epochs, err := get(r, ctx, func(ctx context.Context) ([]any, error) { return r.rdb.MGet(ctx, keys...).Result() })
+	if err != nil {
+		return nil, nil, err
+	}
+	alive = make(map[string]string, len(listed))
+	for i, n := range listed {
+		if epoch, ok := epochs[i].(string); ok {
+			alive[n] = epoch
+		}
+	}
+	return alive, listed, nil
+}
+
+// Lock implements cluster.Heartbeats.
+func (r *Redis) Lock(ctx context.Context, node string, ttl time.Duration) bool {
+	got, err := get(r, ctx, func(ctx context.Context) (bool, error) {
+		return r.rdb.SetNX(ctx, r.nodeKey("reap", node), r.node, ttl).Result()
+	})
+	return err == nil && got
+}
+
+// Alive implements cluster.Heartbeats.
+func (r *Redis) Alive(ctx context.Context, node string) (bool, error) {
+	n, err := get(r, ctx, func(ctx context.Context) (int64, error) { return r.rdb.Exists(ctx, r.nodeKey("node", node)).Result() })
+	return n > 0, err
+}
+
+// Forget implements cluster.Heartbeats.
+func (r *Redis) Forget(ctx context.Context, node string, reaped bool) {
+	r.call(ctx, func(ctx context.Context) error {
+		_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			if reaped {
+				p.SRem(ctx, r.nodeKey("nodes"), node)
+			}
+			p.Del(ctx, r.nodeKey("reap", node))
+			return nil
+		})
+		return err
+	})
+}
+
+// Reap implements cluster.Heartbeats: counts first, then presence (through
+// the node's list of its presence channels), then users.
+func (r *Redis) Reap(ctx context.Context, node string) (gone cluster.Reaped, err error) {
+	err = r.call(ctx, func(ctx context.Context) error { return r.reap(ctx, node, &gone) })
+	return gone, err
+}
+
+func (r *Redis) reap(ctx context.Context, node string, gone *cluster.Reaped) error {
+	for _, app := range r.cfg.Apps {
+		vacated, err := reapScript.Run(ctx, r.rdb, []string{r.channelsKey(app)}, node).StringSlice()
+		if err != nil {
+			return err
+		}
+		for _, channel := range vacated {
+			gone.Vacated = append(gone.Vacated, cluster.Key{App: app, Name: channel})
+		}
+	}
+	chans, err := r.rdb.SMembers(ctx, r.nodeKey("node-presence", node)).Result()
+	if err != nil {
+		return err
+	}
+	for _, ac := range chans {
+		k := pairKey(ac)
+		users, err := reapScript.Run(ctx, r.rdb, []string{r.presenceKey(k.App, k.Name)}, node).StringSlice()
+		if err != nil {
+			return err
+		}
+		for _, u := range users {
+			gone.Removed = append(gone.Removed, cluster.Departure{App: k.App, Channel: k.Name, User: u})
+		}
+	}
+	for _, app := range r.cfg.Apps {
+		users, err := reapScript.Run(ctx, r.rdb, []string{r.usersKey(app)}, node).StringSlice()
+		for _, u := range users {
+			gone.Offline = append(gone.Offline, cluster.Key{App: app, Name: u})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return r.rdb.Del(ctx, r.nodeKey("node-presence", node)).Err()
+}
