@@ -75,8 +75,8 @@ type knownFailure struct {
 // is to send a batch again under its id until Redis answers, with its
 // answers kept beside the counts.
 var knownFailures = []knownFailure{
-	{"redis", "webhook", faultPause, 2, "a presence join refused (503) while Redis is paused is followed by a " +
-		"channel_vacated for a channel never announced occupied"},
+	{"redis", "webhook", faultPause, 2, "the occupancy webhooks of a change made while Redis is paused are lost: " +
+		"a channel never announced occupied, or a join refused (503) followed by a channel_vacated never preceded by an occupied"},
 	{"redis-cluster", "webhook", faultPause, 3, "a channel subscribed while a primary is paused is never announced " +
 		"occupied (seed 31), or a join refused (503) is followed by a channel_vacated never preceded by an occupied (seed 3)"},
 	{"redis-cluster", "webhook", faultData, 31, "a channel_vacated missing after a restart with data: the same cause, " +
