@@ -79,6 +79,9 @@ var knownFailures = []knownFailure{
 		"a channel never announced occupied, or a join refused (503) followed by a channel_vacated never preceded by an occupied"},
 	{"redis-cluster", "webhook", faultPause, 3, "a channel subscribed while a primary is paused is never announced " +
 		"occupied (seed 31), or a join refused (503) is followed by a channel_vacated never preceded by an occupied (seed 3)"},
+	{"nats", "webhook", faultPause, 777, "a channel_vacated missing after a SIGSTOP of NATS (private-a): found by a fresh " +
+		"seed after the merge, not diagnosed; the count writes to NATS lose a transition the same way if a write " +
+		"ran without its answer arriving"},
 	{"redis-cluster", "webhook", faultData, 31, "a channel_vacated missing after a restart with data: the same cause, " +
 		"a write that ran before the save without its answer arriving"},
 }
