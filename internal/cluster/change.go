@@ -34,6 +34,9 @@ type Change struct {
 
 	Local bool   // the answer from this node's share alone
 	Undo  func() // takes the local change back (Join, SignIn)
+	// Returned is set by an answer to a join that cancelled the member's
+	// deferred departure (see cameBack).
+	Returned bool
 }
 
 // Adds reports whether c adds a connection (Join, SignIn).
@@ -75,17 +78,36 @@ func (c *Change) LocalAnswer(d *Departures) bool {
 		d.Add(c.App, c.Channel, c.Member.ID)
 		return false
 	}
-	return c.Local
+	return c.Local && !c.cameBack(d)
+}
+
+// cameBack reports whether c is a join of a member whose departure d still
+// defers, and forgets that departure: the member never left as far as
+// anyone was told, so its return is not announced either.
+func (c *Change) cameBack(d *Departures) bool {
+	c.Returned = c.Kind == Join && d.Cancel(c.App, c.Channel, c.Member.ID)
+	return c.Returned
+}
+
+// Greet hands member_added of a member that came back to this node's
+// subscribers alone, once c is answered: the ones that joined after it
+// left learned the members without it, and no node announces it (the
+// others never heard it left). The joiner is not attached yet.
+func (c *Change) Greet(deliver func(*hub.Message)) {
+	if c.Returned && deliver != nil {
+		deliver(hub.MemberAdded(c.App, c.Channel, c.Member, ""))
+	}
 }
 
 // Answer is c's answer from the user's totals across the cluster before
 // and after it: whether they left zero (Join, SignIn) or reached it
-// (Leave, SignOut). A departure is deferred to d while the node is not
+// (Leave, SignOut); a join that cancels the member's deferred departure is
+// not announced (see cameBack). A departure is deferred to d while the node is not
 // settled: another node may not have written its share of the user again
 // yet.
 func (c *Change) Answer(before, after int, settled bool, d *Departures) bool {
 	if c.Adds() {
-		return before == 0
+		return !c.cameBack(d) && before == 0
 	}
 	gone := before > 0 && after == 0
 	if gone && c.Kind == Leave && !settled {

@@ -47,3 +47,38 @@ func TestUnsettledLeaveIsDeferred(t *testing.T) {
 		t.Fatal("a join is first only from zero")
 	}
 }
+
+// TestComebackOfDeferredLeaveIsNotAnnounced: a member leaves while its
+// departure cannot be confirmed and joins again before it is announced;
+// nobody was told it left, so its return is no member_added, and the
+// departure is forgotten.
+func TestComebackOfDeferredLeaveIsNotAnnounced(t *testing.T) {
+	for _, answer := range []func(c *Change, d *Departures) bool{
+		func(c *Change, d *Departures) bool { return c.Answer(0, 1, true, d) },
+		func(c *Change, d *Departures) bool { return c.LocalAnswer(d) },
+	} {
+		var d Departures
+		leave := &Change{Kind: Leave, App: "a", Channel: "presence-c", Member: hub.Member{ID: "u"}, Local: true}
+		leave.Answer(1, 0, false, &d)
+		join := &Change{Kind: Join, App: "a", Channel: "presence-c", Member: hub.Member{ID: "u"}, Local: true}
+		if answer(join, &d) {
+			t.Fatal("the comeback of a member whose departure was never announced is announced")
+		}
+		if got := d.Take(); len(got) != 0 {
+			t.Fatalf("deferred %v after the comeback, want nothing", got)
+		}
+		if got := greeted(join); len(got) != 1 || got[0].Event != "pusher_internal:member_added" || got[0].Except != "" {
+			t.Fatalf("greeted %v, want one member_added for this node's subscribers", got)
+		}
+		if !answer(join, &d) || len(greeted(join)) != 0 {
+			t.Fatal("a later first join is not announced, or greeted here alone")
+		}
+	}
+}
+
+// greeted returns what c's Greet delivers.
+func greeted(c *Change) []*hub.Message {
+	var got []*hub.Message
+	c.Greet(func(m *hub.Message) { got = append(got, m) })
+	return got
+}

@@ -34,6 +34,17 @@ func (s *Departures) Add(app, channel, user string) {
 	s.gone[Departure{app, channel, user}] = true
 }
 
+// Cancel forgets user's deferred departure from channel, and reports
+// whether there was one: the user came back before it was announced.
+func (s *Departures) Cancel(app, channel, user string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := Departure{app, channel, user}
+	was := s.gone[d]
+	delete(s.gone, d)
+	return was
+}
+
 // Take returns and forgets the deferred departures.
 func (s *Departures) Take() map[Departure]bool {
 	s.mu.Lock()

@@ -26,7 +26,10 @@ var _ hub.Presence = (*presence)(nil)
 // Join implements hub.Presence. The channel's limit applies to this node's
 // members first, then to the cluster's.
 func (p *presence) Join(ctx context.Context, app, channel string, m hub.Member, max int) (bool, error) {
-	return p.n.apply(ctx, &Change{Kind: Join, App: app, Channel: channel, Member: m, Max: max})
+	c := &Change{Kind: Join, App: app, Channel: channel, Member: m, Max: max}
+	first, err := p.n.apply(ctx, c)
+	c.Greet(p.n.cfg.Deliver)
+	return first, err
 }
 
 // Leave implements hub.Presence.
@@ -160,12 +163,18 @@ func (c *Change) stripe() uint32 {
 // failed answers a change the store did not carry out, or did not
 // confirm: the node will write its shares again. If the store is
 // unreachable the local answer stands; if it is only slow, a join or
-// sign-in is taken back and fails, and a leave or sign-out (whose
-// connection is gone) stands without an announcement.
+// sign-in is taken back and fails, a sign-out (whose connection is gone)
+// stands without an announcement, and a leave of the member's last
+// connection here is deferred as while the store is unreachable: the store
+// may carry it out when it answers again, and the departure is announced
+// once the store confirms it.
 func (n *Node) failed(c *Change, err error) (bool, error) {
 	n.link.Dirty.Store(true)
 	switch {
 	case Unreachable(err):
+		return c.LocalAnswer(&n.deferred), nil
+	case c.Kind == Leave:
+		n.link.Suspect()
 		return c.LocalAnswer(&n.deferred), nil
 	case c.Undo != nil:
 		n.link.Suspect()

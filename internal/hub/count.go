@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"strconv"
+	"sync/atomic"
 	"time"
 )
 
@@ -30,9 +31,10 @@ const countSettle = 500 * time.Millisecond
 // Channel.mu.
 type countState struct {
 	last     time.Time
-	pending  bool // a count is due later (the throttle)
-	reading  bool // a count is being read from the store
-	again    bool // the count changed while it was read: read it again
+	pending  bool        // a count is due later (the throttle)
+	reading  bool        // a count is being read from the store
+	again    bool        // the count changed while it was read: read it again
+	counted  atomic.Bool // CountChanged was called: the app counts the channel
 	settle   *time.Timer
 	settling bool // the next read is the settle read
 	sent     int  // the count this node last published
@@ -42,6 +44,9 @@ type countState struct {
 // on a busy channel, when the throttle allows, and with a shared store
 // again once the count has settled (countSettle).
 func (h *Hub) CountChanged(ch *Channel) {
+	ch.mu.Lock()
+	ch.extra().counts.counted.Store(true)
+	ch.mu.Unlock()
 	if h.countDue(ch) {
 		h.publishCount(ch)
 	}
@@ -149,4 +154,22 @@ func (h *Hub) countNews(ch *Channel, n int) bool {
 	}
 	c.sent = n
 	return true
+}
+
+// recount reads and sends again the count of every channel with local
+// subscribers that is counted: after an outage, the counts read meanwhile
+// were this node's alone, or failed. Like the settle read, it publishes
+// only a count other than the one this node last published.
+func (h *Hub) recount() {
+	for _, ch := range h.channels(func(ch *Channel) bool {
+		x := ch.x.Load()
+		return x != nil && x.counts.counted.Load()
+	}) {
+		ch.mu.Lock()
+		ch.extra().counts.settling = true
+		ch.mu.Unlock()
+		if h.countDue(ch) {
+			h.publishCount(ch)
+		}
+	}
 }

@@ -94,3 +94,27 @@ func TestCountSettlesAfterTheLastChange(t *testing.T) {
 		}
 	})
 }
+
+// TestReconcileSendsCountsAgain: the count sent while the store was away
+// was this node's alone; after the outage the other nodes' shares are
+// back and Reconcile sends the cluster's count, on counted channels only.
+func TestReconcileSendsCountsAgain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newTestHub(1)
+		far := &farCounts{n: 1}
+		h.SetState(State{Counts: far})
+		b := &lockedBroker{}
+		h.SetBroker(b)
+		h.CountChanged(h.Acquire("app", "news"))
+		h.Acquire("app", "uncounted")
+		time.Sleep(countSettle)
+		synctest.Wait()
+		b.take()
+		far.set(3) // the store is back with the other nodes' subscribers
+		h.Reconcile(context.Background(), true)
+		synctest.Wait()
+		if got := b.take(); !slices.Equal(got, []string{`{"subscription_count":3}`}) {
+			t.Fatalf("published %q on Reconcile, want the cluster's count of 3 once", got)
+		}
+	})
+}

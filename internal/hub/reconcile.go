@@ -12,12 +12,14 @@ import (
 // events go to this node's subscribers only; every node reconciles its own.
 //
 // A cluster calls it after an outage, when events between nodes may have
-// been lost. It passes removals only once every live node has written its
+// been lost; so it also sends every counted channel's subscription count
+// again (see recount). It passes removals only once every live node has written its
 // members again, so that no member still connected is ever removed. A
 // member whose events arrive while a channel is being reconciled is left
 // to them.
 func (h *Hub) Reconcile(ctx context.Context, removals bool) {
-	for _, ch := range h.presenceChannels() {
+	h.recount()
+	for _, ch := range h.channels((*Channel).isPresence) {
 		if !h.startRound(ch) {
 			continue
 		}
@@ -34,20 +36,22 @@ func (h *Hub) Reconcile(ctx context.Context, removals bool) {
 	}
 }
 
-// presenceChannels returns the presence channels with local subscribers.
-func (h *Hub) presenceChannels() []*Channel {
+// channels returns the channels with local subscribers that keep.
+func (h *Hub) channels(keep func(*Channel) bool) []*Channel {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	var out []*Channel
 	for _, a := range h.apps {
 		for ch := range a.table.all() {
-			if ch.kind().IsPresence() {
+			if keep(ch) {
 				out = append(out, ch)
 			}
 		}
 	}
 	return out
 }
+
+func (ch *Channel) isPresence() bool { return ch.kind().IsPresence() }
 
 // startRound starts recording the changes delivered on ch while the store
 // is read; it reports false if the node does not know ch's members yet.

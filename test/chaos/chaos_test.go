@@ -34,16 +34,17 @@ type regression struct {
 	found   string
 }
 
-// regressionSeeds are the seeds that found bugs (see knownFailures for the
-// ones not fixed yet).
+// regressionSeeds are the seeds that found bugs.
 //
-// A seed fixes a schedule only for one version of the generator: seeds 2,
-// 3, 4, 11, 12 and 13 (see knownFailures) found their bugs before the
-// first rounds tried every kind of fault, and now replay other schedules,
-// so they are not kept here. These were found by the generator as it is.
+// A seed fixes a schedule only for one version of the generator: seeds 3,
+// 4, 11, 12 and 13 found their bugs before the first rounds tried every
+// kind of fault, and now replay other schedules, so they are not kept
+// here. These were found, or found again, by the generator as it is.
 var regressionSeeds = []regression{
-	{"nats", 21, "member_added twice after SIGSTOP of NATS (knownFailures)"},
-	{"redis", 31, "subscription_count 1 for 2 subscribers after Redis restarted with its data (knownFailures)"},
+	{"redis", 2, "member_added and channel_occupied that never balance after SIGSTOP of Redis: a count batch that timed out ran when Redis resumed, a leave that timed out was never announced"},
+	{"nats", 777, "a channel_vacated missing after SIGSTOP of NATS (knownFailures)"},
+	{"nats", 21, "member_added twice: a member back on the same node before its deferred departure was announced"},
+	{"redis", 31, "subscription_count 1 for 2 subscribers after Redis restarted with its data"},
 	{"redis-cluster", 31, "no subscription_count for a subscription made under SIGSTOP; a killed node's port taken on restart (testutil)"},
 	{"nats", 31, "subscription_count 1 for 2 after a restart with data; channel_occupied again after a restart empty (exceptions)"},
 }

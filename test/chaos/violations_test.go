@@ -67,32 +67,23 @@ type knownFailure struct {
 	why                  string
 }
 
-// knownFailures are the bugs found and not yet fixed; all three lie in
-// the cluster's count and webhook bookkeeping (internal/cluster and its
-// stores), which is being reworked.
+// knownFailures are the bugs found and not yet fixed. Both have one cause:
+// a count write to Redis that timed out (a stopped Redis, or one stopped
+// primary of a Cluster) runs when Redis resumes, its answer lost, and the
+// resync after it finds the node's share already written, so the
+// channel_occupied or channel_vacated it made is never reported. The fix
+// is to send a batch again under its id until Redis answers, with its
+// answers kept beside the counts.
 var knownFailures = []knownFailure{
-	{"redis", "webhook", faultPause, 2, "a presence join refused (503) or a member leaving while Redis is paused leaves " +
-		"channel_occupied/vacated and member_added/removed webhooks that never balance: a vacated without an occupied, " +
-		"an occupied and a member_added never followed by their opposites"},
-	{"redis-cluster", "webhook", faultPause, 3, "the occupancy webhooks of changes made while the cluster is paused are " +
-		"lost: a join refused (503) is followed by a channel_vacated for a channel never announced occupied (seed 3), " +
-		"a channel subscribed meanwhile is never announced occupied (seed 31)"},
-	{"redis-cluster", "webhook", faultData, 31, "in the same run, after the SIGSTOP had lost pub-b's channel_occupied " +
-		"and the restart empty had sent it again, pub-b's last subscriber left around a restart with data and no " +
-		"channel_vacated came: not diagnosed further"},
-	{"nats", "webhook", faultPause, 21, "after a SIGSTOP of NATS a member who joined meanwhile is announced twice: " +
-		"two member_added webhooks for one join"},
-	{"nats", "subscription_count", faultPause, 4, "a subscription made while NATS is paused never gets its " +
-		"pusher_internal:subscription_count: the count written during the outage is not sent again when NATS returns"},
-	// Two subscription changes on two nodes a few milliseconds apart: the
-	// node of the later reads the total before the other's change is
-	// flushed, sends that, and nothing reads the total again. Found on
-	// NATS (seed 13: a reconnect moved a cache channel's one subscriber
-	// to another node, which sent 2 and never 1); the race does not depend
-	// on the backend.
-	{"nats", "subscription_count", "", 13, "subscription_count stays at a total read before another node's change was flushed"},
-	{"redis", "subscription_count", "", 13, "as on NATS"},
-	{"redis-cluster", "subscription_count", "", 13, "as on NATS"},
+	{"redis", "webhook", faultPause, 2, "the occupancy webhooks of a change made while Redis is paused are lost: " +
+		"a channel never announced occupied, or a join refused (503) followed by a channel_vacated never preceded by an occupied"},
+	{"redis-cluster", "webhook", faultPause, 3, "a channel subscribed while a primary is paused is never announced " +
+		"occupied (seed 31), or a join refused (503) is followed by a channel_vacated never preceded by an occupied (seed 3)"},
+	{"nats", "webhook", faultPause, 777, "a channel_vacated missing after a SIGSTOP of NATS (private-a): found by a fresh " +
+		"seed after the merge, not diagnosed; the count writes to NATS lose a transition the same way if a write " +
+		"ran without its answer arriving"},
+	{"redis-cluster", "webhook", faultData, 31, "a channel_vacated missing after a restart with data: the same cause, " +
+		"a write that ran before the save without its answer arriving"},
 }
 
 // excused returns why a violation is accepted on backend, or "".
