@@ -82,6 +82,12 @@ var knownFailures = []knownFailure{
 	{"nats", "webhook", faultPause, 777, "a channel_vacated missing after a SIGSTOP of NATS (private-a): found by a fresh " +
 		"seed after the merge, not diagnosed; the count writes to NATS lose a transition the same way if a write " +
 		"ran without its answer arriving"},
+	{"redis", "webhook", faultPartition, 1796173059709980564, "member_added twice for one member after one node was " +
+		"cut from Redis and healed (member_added less member_removed 2): found by a fresh seed at the end of the round, " +
+		"not diagnosed"},
+	{"redis-cluster", "subscription_count", faultKill, 1796173059709980564, "after a kill -9 of a node a client " +
+		"kept subscription_count 2 for channels with one subscriber: found by a fresh seed at the end of the round, " +
+		"not diagnosed"},
 	{"redis-cluster", "webhook", faultData, 31, "a channel_vacated missing after a restart with data: the same cause, " +
 		"a write that ran before the save without its answer arriving"},
 }
