@@ -1,17 +1,14 @@
 package deploy
 
 import (
-	"bufio"
 	"context"
 	"debug/buildinfo"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -19,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/roostproject/roost/internal/testutil"
 )
 
 // TestImageDeclarations checks the runtime stage against roost's defaults:
@@ -118,7 +117,10 @@ func TestImageRuns(t *testing.T) {
 			t.Logf("roost stderr:\n%s", stderr.String())
 		}
 	}()
-	base := servingOn(t, stdout)
+	base, ok := testutil.ServingOn(stdout)
+	if !ok {
+		t.Fatal("roost printed no \"serving on\" line")
+	}
 
 	hc := healthURL(t, im)
 	hc.Host = strings.TrimPrefix(base, "http://")
@@ -219,32 +221,4 @@ func lastWins(env []string) []string {
 		}
 	}
 	return out
-}
-
-var servingRE = regexp.MustCompile(`serving on (http://\S+) `)
-
-// servingOn reads roost's stdout until the "serving on" line and returns
-// the base URL; the rest of stdout is drained in the background.
-func servingOn(t *testing.T, stdout io.Reader) string {
-	t.Helper()
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if m := servingRE.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
-			}
-		}
-		close(found)
-	}()
-	select {
-	case u, ok := <-found:
-		if !ok {
-			t.Fatal("roost exited before serving")
-		}
-		return u
-	case <-time.After(20 * time.Second):
-		t.Fatal("roost printed no serving line within 20 s")
-	}
-	return ""
 }

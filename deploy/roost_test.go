@@ -2,10 +2,8 @@ package deploy
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -17,7 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/roostproject/roost/internal/config"
-	"github.com/roostproject/roost/internal/server"
+	"github.com/roostproject/roost/internal/servertest"
 	"github.com/roostproject/roost/internal/testutil"
 )
 
@@ -114,24 +112,8 @@ func needRedis(t *testing.T, addr string) {
 func startRoost(t *testing.T, cfg config.Config) string {
 	t.Helper()
 	cfg.Addr = "127.0.0.1:0"
-	srv, err := server.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := srv.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-	})
-	return "http://" + ln.Addr().String()
+	_, addr := servertest.Start(t, cfg)
+	return "http://" + addr
 }
 
 // get fetches url and returns the status code and body.

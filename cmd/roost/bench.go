@@ -27,6 +27,11 @@ modes:
            CPU per delivered webhook event and memory per queued event
   cluster  K nodes on one backend (--backend: server flags, Redis by default); report
            RSS per node, a publish all connections share, steady cross-node latency
+  nonreaders
+           N subscribers that never read, fed events; report RSS, heap, kernel TCP
+           memory, connections shed as slow (4100) and a reading canary's latency
+  listing  K channels, then C signed GET /channels at a time; report a reading
+           canary's latency before and while listing
   report   run everything on the default transport, then the portable one, and write
            docs/bench (takes ~9 minutes)
 
@@ -55,6 +60,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return benchWebhook(ctx, args[1:], stdout, stderr)
 	case "cluster":
 		return benchCluster(ctx, args[1:], stdout, stderr)
+	case "nonreaders":
+		return benchNonReaders(ctx, args[1:], stdout, stderr)
+	case "listing":
+		return benchListing(ctx, args[1:], stdout, stderr)
 	case "report":
 		return benchReport(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
@@ -113,7 +122,16 @@ func benchIdle(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.DurationVar(&o.Hold, "hold", 60*time.Second, "measurement window once all connections are ready")
 	fs.DurationVar(&o.Baseline, "baseline", 10*time.Second, "CPU window before connecting")
 	fs.DurationVar(&o.Ping, "ping", 0, "client ping interval (default: the server's activity_timeout)")
+	client := fs.String("client-transport", "ws", "what the clients hold: ws, or xhr_streaming (pusher-js's HTTP fallback)")
 	if !parseMode(fs, args, &o.Common, stderr) {
+		return 2
+	}
+	switch *client {
+	case "ws":
+	case "xhr_streaming":
+		o.XHRStreaming = true
+	default:
+		fmt.Fprintf(stderr, "roost bench idle: --client-transport %q: want ws or xhr_streaming\n", *client)
 		return 2
 	}
 	r, err := bench.Idle(ctx, o)
@@ -175,12 +193,14 @@ func benchWebhook(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.DurationVar(&o.QueueFor, "queue-for", 10*time.Second, "how long the receiver stops answering, to measure queued events")
 	fs.IntVar(&o.Rounds, "rounds", 1, "pairs of runs (webhooks off, then on)")
 	serverBin := fs.String("server-bin", "", "run the servers from this roost `binary` (another build) instead of this one")
+	backend := fs.String("backend", "", "`flags` of `roost serve` naming a cluster backend each server joins (--redis-url ...); each round then runs webhooks on with the durable outbox off and on")
 	if !parseMode(fs, args, &o.Common, stderr) {
 		return 2
 	}
 	if *serverBin != "" {
 		o.ServerSpawn = bench.BinaryServer(*serverBin)
 	}
+	o.Backend = strings.Fields(*backend)
 	r, err := bench.Webhook(ctx, o)
 	if err != nil {
 		fmt.Fprintln(stderr, "roost bench webhook:", err)
@@ -223,6 +243,70 @@ func benchCluster(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 1
 	}
 	return printResult(stdout, *asJSON, r)
+}
+
+func benchNonReaders(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var o bench.NonReadersOptions
+	fs := flag.NewFlagSet("bench nonreaders", flag.ContinueOnError)
+	asJSON := commonFlags(fs, &o.Common)
+	fs.IntVar(&o.NonReaders, "n", 200, "subscribers that never read, all on one channel")
+	fs.IntVar(&o.Workers, "workers", 4, "least worker processes (and source addresses from 127.0.0.2) they come from")
+	fs.Float64Var(&o.Rate, "rate", 500, "events per second to their channel")
+	fs.IntVar(&o.DataBytes, "data-bytes", 500, "pad each event's data to about this many bytes")
+	fs.DurationVar(&o.Duration, "duration", 30*time.Second, "how long to publish")
+	fs.DurationVar(&o.After, "after", 10*time.Second, "how long to keep sampling after publishing")
+	fs.IntVar(&o.Canaries, "canaries", 4, "reading connections of the canary")
+	serverBin, env := serverFlags(fs)
+	if !parseMode(fs, args, &o.Common, stderr) {
+		return 2
+	}
+	setServer(&o.Common, *serverBin, *env)
+	r, err := bench.NonReaders(ctx, o)
+	if err != nil {
+		fmt.Fprintln(stderr, "roost bench nonreaders:", err)
+		return 1
+	}
+	return printResult(stdout, *asJSON, r)
+}
+
+func benchListing(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var o bench.ListingOptions
+	fs := flag.NewFlagSet("bench listing", flag.ContinueOnError)
+	asJSON := commonFlags(fs, &o.Common)
+	fs.IntVar(&o.Channels, "channels", 10000, "channels on the server, one subscriber each")
+	fs.IntVar(&o.PerConnection, "per-connection", 100, "channels per connection (at most limits.max_subscriptions_per_connection)")
+	fs.IntVar(&o.Requests, "requests", 200, "listings to make")
+	fs.IntVar(&o.Concurrency, "concurrency", 10, "listings at a time")
+	fs.StringVar(&o.Query, "query", "", "the listing's `query`, less the signature (filter_by_prefix=...&info=subscription_count)")
+	fs.DurationVar(&o.Baseline, "baseline", 10*time.Second, "the canary's window before listing")
+	fs.IntVar(&o.Canaries, "canaries", 4, "reading connections of the canary")
+	serverBin, env := serverFlags(fs)
+	if !parseMode(fs, args, &o.Common, stderr) {
+		return 2
+	}
+	setServer(&o.Common, *serverBin, *env)
+	r, err := bench.Listing(ctx, o)
+	if err != nil {
+		fmt.Fprintln(stderr, "roost bench listing:", err)
+		return 1
+	}
+	return printResult(stdout, *asJSON, r)
+}
+
+// serverFlags registers the flags that choose a child server's binary and
+// add to its environment.
+func serverFlags(fs *flag.FlagSet) (bin, env *string) {
+	bin = fs.String("server-bin", "", "run the server from this roost `binary` (another build) instead of this one")
+	env = fs.String("server-env", "", "space-separated NAME=value `settings` for the child server (ROOST_WRITE_BACKLOG_TOTAL=32MiB)")
+	return bin, env
+}
+
+// setServer applies serverFlags to c.
+func setServer(c *bench.Common, bin, env string) {
+	if bin != "" {
+		c.ServerSpawn = bench.BinaryServer(bin)
+	}
+	c.ServerEnv = strings.Fields(env)
 }
 
 func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -102,6 +102,25 @@ func TestBenchIdleSmoke(t *testing.T) {
 	}
 }
 
+// TestBenchIdleXHRStreamingSmoke holds 30 pusher-js xhr_streaming sessions
+// for a second: they are counted under their transport and none fails.
+func TestBenchIdleXHRStreamingSmoke(t *testing.T) {
+	t.Parallel()
+	var r struct {
+		Client      string `json:"client_transport"`
+		Connections int    `json:"connections"`
+		Hold        [2]struct {
+			Connections float64 `json:"connections"`
+		} `json:"hold"`
+		Failed int64 `json:"failed"`
+	}
+	runBench(t, &r, "idle", "-n", "30", "--hold", "1s", "--baseline", "500ms", "--activity-timeout", "2s", "--settle", "200ms",
+		"--client-transport", "xhr_streaming")
+	if r.Client != "xhr_streaming" || r.Hold[1].Connections != 30 || r.Failed != 0 {
+		t.Fatalf("unexpected result %+v", r)
+	}
+}
+
 // TestBenchFanoutSmoke publishes to 30 subscribers for a second, on the
 // transport asked for.
 func TestBenchFanoutSmoke(t *testing.T) {
@@ -118,6 +137,43 @@ func TestBenchFanoutSmoke(t *testing.T) {
 	}
 	if r.Published == 0 || r.Delivered == 0 || r.Delivered > r.Expected || r.P99 <= 0 || r.BytesPerMessage <= 0 {
 		t.Fatalf("implausible fan-out result %+v", r)
+	}
+}
+
+// TestBenchNonReadersSmoke feeds 20 clients that never read until the
+// server sheds them, on a per-connection cap small enough to pass at once.
+func TestBenchNonReadersSmoke(t *testing.T) {
+	t.Parallel()
+	var r struct {
+		Published  int64   `json:"published"`
+		Shed       float64 `json:"shed"`
+		CanaryLoad struct {
+			Count uint64 `json:"count"`
+		} `json:"canary_load"`
+	}
+	runBench(t, &r, "nonreaders", "--transport", "epoll", "-n", "20", "--workers", "2", "--rate", "500", "--data-bytes", "9000",
+		"--duration", "3s", "--after", "2s", "--settle", "200ms", "--canaries", "1",
+		"--server-env", "ROOST_WRITE_BACKLOG=64KiB ROOST_SEND_BUFFER=16KiB ROOST_HANDSHAKE_TIMEOUT=1s")
+	if r.Published == 0 || r.Shed != 20 || r.CanaryLoad.Count == 0 {
+		t.Fatalf("implausible non-reader result %+v: want all 20 shed and the canary served", r)
+	}
+}
+
+// TestBenchListingSmoke lists 300 channels 20 times while the canary runs.
+func TestBenchListingSmoke(t *testing.T) {
+	t.Parallel()
+	var r struct {
+		Answered  int64   `json:"answered"`
+		Errors    int64   `json:"errors"`
+		Bytes     float64 `json:"bytes_per_listing"`
+		CanaryIdl struct {
+			Count uint64 `json:"count"`
+		} `json:"canary_idle"`
+	}
+	runBench(t, &r, "listing", "--transport", "epoll", "--channels", "300", "--requests", "20", "--concurrency", "4",
+		"--baseline", "500ms", "--canaries", "1")
+	if r.Answered != 20 || r.Errors != 0 || r.Bytes < 300*10 || r.CanaryIdl.Count == 0 {
+		t.Fatalf("implausible listing result %+v", r)
 	}
 }
 

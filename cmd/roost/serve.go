@@ -117,6 +117,7 @@ func start(cfg config.Config, reload func() (config.Config, error), stdout, stde
 		fmt.Fprintln(stderr, "roost:", err)
 		return 1
 	}
+	server.SoftMemoryLimit(cfg.Limits)
 	ln, err := srv.Listen()
 	if err != nil {
 		fmt.Fprintln(stderr, "roost:", err)
@@ -144,7 +145,9 @@ func reloadConfig(srv *server.Server, reload func() (config.Config, error)) {
 		srv.ReloadFailed(err)
 		return
 	}
-	srv.Reload(next)
+	if srv.Reload(next) == nil {
+		server.SoftMemoryLimit(next.Limits)
+	}
 }
 
 func banner(w io.Writer, cfg *config.Config, srv *server.Server, addr string) {

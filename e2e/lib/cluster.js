@@ -50,7 +50,7 @@ const [NATS_HOST, NATS_PORT] = (() => {
 
 // NATS_BUCKETS are the key-value buckets a roost cluster makes under its
 // prefix (docs/cluster.md, "Subjects and buckets").
-const NATS_BUCKETS = ['presence', 'users', 'counts', 'cache', 'alive', 'nodes', 'webhooks'];
+const NATS_BUCKETS = ['presence', 'users', 'counts', 'cache', 'alive', 'nodes', 'webhooks', 'dashboard', 'conns', 'outbox', 'routes'];
 
 // PROBE is run by a child node process: it connects, sends argv[3] if any
 // (Redis needs a PING; NATS greets first with its INFO line) and prints the

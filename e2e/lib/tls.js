@@ -7,6 +7,8 @@
 // NODE_EXTRA_CA_CERTS trusting the certificate: pusher-js, the `pusher` SDK,
 // `ws` and fetch all verify it as they would a real one. Node reads
 // NODE_EXTRA_CA_CERTS only when a process starts, hence this launcher.
+// SSL_CERT_FILE makes the roost nodes (Go) trust it too, as they verify each
+// other when they forward HTTP fallback requests (cluster-fallback.test.js).
 
 const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -29,7 +31,7 @@ function main() {
     const { cert, key } = makeCertificate(dir);
     const args = ['--test', '--test-concurrency=1', '--test-timeout=120000', ...process.argv.slice(2)];
     if (!process.argv.slice(2).some((a) => !a.startsWith('-'))) args.push('test/');
-    const env = { ...process.env, E2E_TLS_CERT: cert, E2E_TLS_KEY: key, NODE_EXTRA_CA_CERTS: cert };
+    const env = { ...process.env, E2E_TLS_CERT: cert, E2E_TLS_KEY: key, NODE_EXTRA_CA_CERTS: cert, SSL_CERT_FILE: cert };
     const res = spawnSync(process.execPath, args, { stdio: 'inherit', env, cwd: path.join(__dirname, '..') });
     process.exitCode = res.status === null ? 1 : res.status;
   } finally {

@@ -13,11 +13,15 @@ const { waitFor } = require('./poll');
 /**
  * startReceiver listens on 127.0.0.1:0. apps: [{ id, key, secret }], the
  * apps whose signatures it accepts. receiver.answer(events, req) returns
- * the status to answer, or null to never answer (default 200).
+ * the status to answer, or null to never answer (default 200). With
+ * { dedupe: true } it keeps an event whose id (X-Roost-Webhook-Events) it
+ * has already kept no more, as docs/webhooks.md tells backends to: a node
+ * killed just after a request was answered has it sent again by the node
+ * that takes over its outbox, with the same ids.
  */
-function startReceiver(apps) {
+function startReceiver(apps, { dedupe = false } = {}) {
   const sdks = new Map(apps.map((a) => [a.key, new PusherSDK({ appId: a.id, key: a.key, secret: a.secret })]));
-  const r = { events: [], requests: 0, invalid: [], hung: 0, answer: () => 200 };
+  const r = { events: [], requests: 0, invalid: [], hung: 0, answer: () => 200, dedupe, seen: new Set(), dropped: 0 };
   const server = http.createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
@@ -47,7 +51,12 @@ function handle(r, sdks, req, res, rawBody) {
   if (status === null) { r.hung += 1; return; }
   if (status >= 200 && status < 300) {
     const time = hook.getTime().getTime();
-    for (const e of events) r.events.push({ ...e, time_ms: time });
+    const ids = (req.headers['x-roost-webhook-events'] || '').split(',');
+    events.forEach((e, i) => {
+      if (r.dedupe && r.seen.has(ids[i])) { r.dropped += 1; return; }
+      r.seen.add(ids[i]);
+      r.events.push({ ...e, time_ms: time });
+    });
   }
   res.writeHead(status, { 'Content-Type': 'text/plain' }).end(String(status));
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/roostproject/roost/internal/realip"
 )
 
-// Config sets a Gate's caps; a zero cap is off.
-type Config struct {
+// Caps are the node's caps on new sessions; a zero cap is off.
+type Caps struct {
 	// MaxConnections caps the node's open connections.
 	MaxConnections int
 	// MaxPerIP caps the open connections of one client address.
@@ -31,22 +31,21 @@ type Config struct {
 	Memory func() uint64
 }
 
-// Gate admits connections within the caps and counts what it refuses. It
-// is safe for concurrent use; SetLimits changes the caps while it runs.
-type Gate struct {
-	maxMem  atomic.Uint64 // cfg.MaxMemory, read before mu is taken
-	mem     memSampler
-	refused [NumReasons]atomic.Int64
+// gate admits connections within the caps. It is safe for concurrent use;
+// setCaps changes the caps while it runs.
+type gate struct {
+	maxMem atomic.Uint64 // cfg.MaxMemory, read before mu is taken
+	mem    memSampler
 
 	mu        sync.Mutex   // guards what follows
-	cfg       Config       // the caps
+	cfg       Caps         // the caps
 	node      *rate.Bucket // nil when PerSecond is 0
 	open      int
 	ips       map[netip.Addr]*client // nil unless a per-address cap is set
 	lastSweep time.Time
 }
 
-// client is what the Gate keeps about one address: while it has
+// client is what the gate keeps about one address: while it has
 // connections, or while its bucket is not yet full again.
 type client struct {
 	open   int
@@ -54,8 +53,8 @@ type client struct {
 	last   time.Time    // its last handshake
 }
 
-// Ticket is an admitted connection's claim on the caps; give it back with
-// Release when the connection ends.
+// Ticket is an admitted session's claim on the caps; give it back with
+// Door.Release when the session ends.
 type Ticket struct {
 	ip netip.Addr // the zero Addr when addresses are not tracked
 }
@@ -65,23 +64,18 @@ type Ticket struct {
 // tickets until Release can skip the others and release a zero Ticket.
 func (t Ticket) Tracked() bool { return t.ip.IsValid() }
 
-// New returns a Gate with cfg's caps.
-func New(cfg Config) *Gate {
-	g := &Gate{mem: memSampler{read: cfg.Memory}}
+// newGate returns a gate with cfg's caps.
+func newGate(cfg Caps) *gate {
+	g := &gate{mem: memSampler{read: cfg.Memory}}
 	if g.mem.read == nil {
 		g.mem.read = GoMemory
 	}
-	g.SetLimits(cfg)
+	g.setCaps(cfg)
 	return g
 }
 
-// SetLimits replaces the caps (its Memory is ignored: the Gate keeps the
-// one it was built with). Admitted connections keep their places: a cap
-// lowered below what is open refuses new connections, and closes none. A
-// per-address cap set where none was counts only the connections admitted
-// from then on; a changed per-address rate starts every address's bucket
-// full again.
-func (g *Gate) SetLimits(cfg Config) {
+// setCaps replaces the caps, as Door.SetCaps says.
+func (g *gate) setCaps(cfg Caps) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	cfg.Memory = g.mem.read
@@ -109,25 +103,24 @@ func newBucket(n int) *rate.Bucket {
 	return rate.NewBucket(float64(n), n)
 }
 
-// Admit claims a place for a new connection from ip at now, or says why
-// there is none; a refusal is counted. The per-address caps count ip under
-// its key (realip.Key).
-func (g *Gate) Admit(ip netip.Addr, now time.Time) (Ticket, Reason) {
+// admit claims a place for a new connection from ip at now, or says why
+// there is none. The per-address caps count ip under its key (realip.Key).
+func (g *gate) admit(ip netip.Addr, now time.Time) (Ticket, Reason) {
 	if max := g.maxMem.Load(); max > 0 && g.mem.sample(now) > max {
-		return Ticket{}, g.Refuse(Memory)
+		return Ticket{}, Memory
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	ip = realip.Key(ip, g.cfg.IPv6Prefix)
 	if g.cfg.MaxConnections > 0 && g.open >= g.cfg.MaxConnections {
-		return Ticket{}, g.Refuse(Connections)
+		return Ticket{}, Connections
 	}
 	c, r := g.client(ip, now)
 	if r == Admitted && g.node != nil && !g.node.Allow(now, 1) {
 		r = Rate
 	}
 	if r != Admitted {
-		return Ticket{}, g.Refuse(r)
+		return Ticket{}, r
 	}
 	g.open++
 	if c == nil {
@@ -139,7 +132,7 @@ func (g *Gate) Admit(ip netip.Addr, now time.Time) (Ticket, Reason) {
 
 // client applies the per-address caps and returns the address's record,
 // nil when addresses are not tracked. The caller holds g.mu.
-func (g *Gate) client(ip netip.Addr, now time.Time) (*client, Reason) {
+func (g *gate) client(ip netip.Addr, now time.Time) (*client, Reason) {
 	if g.ips == nil {
 		return nil, Admitted
 	}
@@ -159,13 +152,13 @@ func (g *Gate) client(ip netip.Addr, now time.Time) (*client, Reason) {
 	return c, Admitted
 }
 
-// sweepEvery is how often the Gate forgets addresses it no longer needs.
+// sweepEvery is how often the gate forgets addresses it no longer needs.
 const sweepEvery = 10 * time.Second
 
 // sweep drops the addresses with no connection whose bucket has refilled
 // (a full bucket is the same as a new one): the table holds the addresses
 // that are connected or were active in the last second or so.
-func (g *Gate) sweep(now time.Time) {
+func (g *gate) sweep(now time.Time) {
 	if now.Sub(g.lastSweep) < sweepEvery {
 		return
 	}
@@ -177,8 +170,8 @@ func (g *Gate) sweep(now time.Time) {
 	}
 }
 
-// Release gives back an admitted connection's place.
-func (g *Gate) Release(t Ticket) {
+// release gives back an admitted connection's place.
+func (g *gate) release(t Ticket) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.open--
@@ -187,30 +180,15 @@ func (g *Gate) Release(t Ticket) {
 	}
 }
 
-// Refuse counts a refusal for reason r and returns r.
-func (g *Gate) Refuse(r Reason) Reason {
-	g.refused[r].Add(1)
-	return r
-}
-
-// Open returns how many admitted connections have not been released.
-func (g *Gate) Open() int {
+// opened returns how many admitted connections have not been released.
+func (g *gate) opened() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.open
 }
 
-// Refused returns the refusals counted so far, indexed by Reason.
-func (g *Gate) Refused() [NumReasons]int64 {
-	var out [NumReasons]int64
-	for r := range out {
-		out[r] = g.refused[r].Load()
-	}
-	return out
-}
-
-// Limits returns the caps the Gate applies.
-func (g *Gate) Limits() Config {
+// caps returns the caps the gate applies.
+func (g *gate) caps() Caps {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.cfg

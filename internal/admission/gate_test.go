@@ -13,9 +13,9 @@ var (
 )
 
 // admit fails the test unless the gate admits ip at now.
-func admit(t *testing.T, g *Gate, ip netip.Addr, now time.Time) Ticket {
+func admit(t *testing.T, g *gate, ip netip.Addr, now time.Time) Ticket {
 	t.Helper()
-	tk, r := g.Admit(ip, now)
+	tk, r := g.admit(ip, now)
 	if r != Admitted {
 		t.Fatalf("%v at %v: refused (%v)", ip, now.Sub(t0), r)
 	}
@@ -23,30 +23,30 @@ func admit(t *testing.T, g *Gate, ip netip.Addr, now time.Time) Ticket {
 }
 
 // refused fails the test unless the gate refuses ip at now for want.
-func refused(t *testing.T, g *Gate, ip netip.Addr, now time.Time, want Reason) {
+func refused(t *testing.T, g *gate, ip netip.Addr, now time.Time, want Reason) {
 	t.Helper()
-	if _, r := g.Admit(ip, now); r != want {
+	if _, r := g.admit(ip, now); r != want {
 		t.Fatalf("%v at %v: %q, want %q", ip, now.Sub(t0), r, want)
 	}
 }
 
 func TestNodeCap(t *testing.T) {
-	g := New(Config{MaxConnections: 2})
+	g := newGate(Caps{MaxConnections: 2})
 	admit(t, g, a, t0)
 	tk := admit(t, g, b, t0)
 	if tk.Tracked() {
 		t.Error("a ticket names its address though no per-address cap is set")
 	}
 	refused(t, g, a, t0, Connections)
-	g.Release(tk)
+	g.release(tk)
 	admit(t, g, a, t0)
-	if g.Open() != 2 || g.Refused()[Connections] != 1 {
-		t.Fatalf("open %d, refused %v", g.Open(), g.Refused())
+	if g.opened() != 2 {
+		t.Fatalf("open %d, want 2", g.opened())
 	}
 }
 
 func TestPerAddressCap(t *testing.T) {
-	g := New(Config{MaxPerIP: 2})
+	g := newGate(Caps{MaxPerIP: 2})
 	admit(t, g, a, t0)
 	tk := admit(t, g, a, t0)
 	if !tk.Tracked() {
@@ -54,13 +54,13 @@ func TestPerAddressCap(t *testing.T) {
 	}
 	refused(t, g, a, t0, IPConnections)
 	admit(t, g, b, t0) // another address is not held back
-	g.Release(tk)
+	g.release(tk)
 	admit(t, g, netip.MustParseAddr("::ffff:192.0.2.1"), t0) // the same address, IPv4-mapped
 	refused(t, g, a, t0, IPConnections)
 }
 
 func TestNodeRate(t *testing.T) {
-	g := New(Config{PerSecond: 3})
+	g := newGate(Caps{PerSecond: 3})
 	for range 3 {
 		admit(t, g, a, t0)
 	}
@@ -76,7 +76,7 @@ func TestNodeRate(t *testing.T) {
 // TestAddressRateSparesNodeTokens: an address over its own rate does not
 // spend the node's tokens, so one client cannot lock out the others.
 func TestAddressRateSparesNodeTokens(t *testing.T) {
-	g := New(Config{PerSecond: 4, PerSecondPerIP: 2})
+	g := newGate(Caps{PerSecond: 4, PerSecondPerIP: 2})
 	admit(t, g, a, t0)
 	admit(t, g, a, t0)
 	for range 10 {
@@ -91,10 +91,10 @@ func TestAddressRateSparesNodeTokens(t *testing.T) {
 // TestSweepForgetsIdleAddresses: an address with no connection is dropped
 // once its bucket is full again; a connected one is kept.
 func TestSweepForgetsIdleAddresses(t *testing.T) {
-	g := New(Config{MaxPerIP: 1, PerSecondPerIP: 1})
+	g := newGate(Caps{MaxPerIP: 1, PerSecondPerIP: 1})
 	tk := admit(t, g, a, t0)
 	admit(t, g, b, t0)
-	g.Release(tk)
+	g.release(tk)
 	admit(t, g, netip.MustParseAddr("192.0.2.9"), t0.Add(sweepEvery))
 	if _, kept := g.ips[a]; kept || len(g.ips) != 2 {
 		t.Fatalf("after the sweep: %v", g.ips)
@@ -104,13 +104,13 @@ func TestSweepForgetsIdleAddresses(t *testing.T) {
 
 func TestMemoryCeiling(t *testing.T) {
 	mem := uint64(100)
-	g := New(Config{MaxMemory: 150, Memory: func() uint64 { return mem }})
+	g := newGate(Caps{MaxMemory: 150, Memory: func() uint64 { return mem }})
 	admit(t, g, a, t0)
 	mem = 200
 	admit(t, g, a, t0.Add(sampleEvery/2)) // the last reading still stands
 	refused(t, g, a, t0.Add(sampleEvery), Memory)
-	if g.Open() != 2 {
-		t.Fatalf("open %d after a memory refusal", g.Open())
+	if g.opened() != 2 {
+		t.Fatalf("open %d after a memory refusal", g.opened())
 	}
 }
 

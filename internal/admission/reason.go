@@ -1,11 +1,11 @@
 package admission
 
-// Reason is why a handshake was refused: the reason label of
+// Reason is why a session was refused: the reason label of
 // roost_handshakes_refused_total.
 type Reason uint8
 
-// The reasons. Admit returns the first five; the server counts the others
-// where it refuses (see Gate.Refuse).
+// The reasons. Door.Admit refuses for all but Descriptors and Invalid,
+// which a transport finds itself and counts with Door.Refuse.
 const (
 	Admitted      Reason = iota // not a refusal
 	Connections                 // the node holds max_connections
@@ -15,7 +15,7 @@ const (
 	Memory                      // the process is over its memory ceiling
 	Descriptors                 // no file descriptor left to serve the socket
 	Origin                      // the Origin header is not allowed for the app
-	Invalid                     // not a valid WebSocket handshake (HTTP 4xx)
+	Invalid                     // not a valid handshake (HTTP 4xx), or an invalid PROXY header
 	App                         // refused in Pusher's terms: unknown or disabled app, quota, protocol
 	NumReasons
 )

@@ -113,13 +113,14 @@ func (c Config) withDefaults() Config {
 // after (cfg's caps are read through sizes and the limiters, which
 // SetLimits changes), the limiters are safe for concurrent use.
 type handler struct {
-	cfg     Config
-	mux     *http.ServeMux
-	bufs    sync.Pool // of *[]byte, request body buffers
-	clients inflight  // requests in the handler, per client address
-	memory  budget    // bytes of bodies being received
-	rates   buckets   // per-app rates
-	sizes   liveSizes // MaxBodySize and MaxEventData, as SetLimits last set them
+	cfg      Config
+	mux      *http.ServeMux
+	bufs     sync.Pool // of *[]byte, request body buffers
+	clients  inflight  // requests in the handler, per client address
+	memory   budget    // bytes of bodies being received
+	rates    buckets   // per-app rates
+	sizes    liveSizes // MaxBodySize and MaxEventData, as SetLimits last set them
+	listings *listings // channel and user listings being built
 }
 
 // New returns the handler for every path under /apps/. Paths it does not
@@ -130,7 +131,7 @@ func New(cfg Config) *Handler {
 	if cfg.Backend == nil {
 		panic("api.New: Config.Backend is nil")
 	}
-	h := &Handler{&handler{cfg: cfg.withDefaults()}}
+	h := &Handler{&handler{cfg: cfg.withDefaults(), listings: newListings()}}
 	h.SetLimits(Limits{MaxBodySize: cfg.MaxBodySize, MaxEventData: cfg.MaxEventData, RequestsPerIP: cfg.RequestsPerIP, BodyMemory: cfg.BodyMemory})
 	h.bufs.New = func() any { b := make([]byte, 0, initialBodyCap); return &b }
 	h.mux = h.routes()

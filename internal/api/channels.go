@@ -3,8 +3,10 @@ package api
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 
+	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/pusher"
 )
 
@@ -31,18 +33,25 @@ func (h *handler) channels(w http.ResponseWriter, r *http.Request, req *request)
 	if a.has(attrUserCount) && !strings.HasPrefix(prefix, presencePrefix) {
 		return errorf(http.StatusBadRequest, "info: user_count needs filter_by_prefix=%s", presencePrefix)
 	}
-	all, err := h.cfg.Backend.Channels(r.Context(), req.app.ID, prefix)
-	if err != nil {
-		return unavailable(err)
-	}
-	info := channelsInfo{Channels: make(map[string]map[string]int)}
-	for _, st := range all {
-		if !st.Occupied || !strings.HasPrefix(st.Name, prefix) {
-			continue
+	return h.list(w, r, func(b []byte) ([]byte, error) {
+		all, err := h.cfg.Backend.Channels(r.Context(), req.app.ID, prefix)
+		if err != nil {
+			return b, unavailable(err)
 		}
-		info.Channels[st.Name] = countsOf(st.Name, st, a)
-	}
-	return writeJSON(w, info)
+		return appendChannels(b, occupied(all, prefix), a), nil
+	})
+}
+
+// occupied keeps, in place, the channels of all that are occupied and
+// start with prefix (what the backend returned should be only those), in
+// name order (which the hub's answer has already: sorting it again is a
+// linear pass).
+func occupied(all []hub.ChannelStats, prefix string) []hub.ChannelStats {
+	all = slices.DeleteFunc(all, func(st hub.ChannelStats) bool {
+		return !st.Occupied || !strings.HasPrefix(st.Name, prefix)
+	})
+	slices.SortFunc(all, func(x, y hub.ChannelStats) int { return strings.Compare(x.Name, y.Name) })
+	return all
 }
 
 // channel serves GET /apps/{id}/channels/{name} (Pusher HTTP API reference,

@@ -7,16 +7,6 @@ import (
 	"github.com/roostproject/roost/internal/pusher"
 )
 
-// userEntry is one member in the reply to the users query.
-type userEntry struct {
-	ID string `json:"id"`
-}
-
-// usersReply is the reply to GET /apps/{id}/channels/{name}/users.
-type usersReply struct {
-	Users []userEntry `json:"users"`
-}
-
 // users serves GET /apps/{id}/channels/{name}/users (Pusher HTTP API
 // reference, "GET users"): the ids of a presence channel's members.
 func (h *handler) users(w http.ResponseWriter, r *http.Request, req *request) error {
@@ -27,15 +17,13 @@ func (h *handler) users(w http.ResponseWriter, r *http.Request, req *request) er
 	if !isPresence(name) {
 		return errorf(http.StatusBadRequest, "channel: users are only listed for presence channels")
 	}
-	ids, err := h.cfg.Backend.Users(r.Context(), req.app.ID, name)
-	if err != nil {
-		return unavailable(err)
-	}
-	reply := usersReply{Users: make([]userEntry, len(ids))}
-	for i, id := range ids {
-		reply.Users[i].ID = id
-	}
-	return writeJSON(w, reply)
+	return h.list(w, r, func(b []byte) ([]byte, error) {
+		ids, err := h.cfg.Backend.Users(r.Context(), req.app.ID, name)
+		if err != nil {
+			return b, unavailable(err)
+		}
+		return appendUsers(b, ids), nil
+	})
 }
 
 // terminate serves POST /apps/{id}/users/{user}/terminate_connections

@@ -24,10 +24,16 @@ type Common struct {
 	// Deflate has the clients offer permessage-deflate and a child server's
 	// app accept it (apps[].compression). Zero value means neither.
 	Deflate bool
+	// XHRStreaming makes the clients pusher-js xhr_streaming sessions
+	// (roost's HTTP fallback) instead of WebSockets; idle only.
+	XHRStreaming bool
 	// Spawn starts workers; nil means SelfSpawner.
 	Spawn Spawner
 	// ServerSpawn starts child servers; nil means SelfServer.
 	ServerSpawn ServerSpawner
+	// ServerEnv adds NAME=value settings to a child server's environment
+	// (ServerOptions.Env), such as its limits. Zero value adds none.
+	ServerEnv []string
 	// Settle is the least time to let the server settle after a ramp, before
 	// measuring; it waits up to ten times as long for RSS to stop moving.
 	// Zero value means 3 s.
@@ -49,7 +55,7 @@ func (c *Common) start(ctx context.Context) (Target, func(), error) {
 		return t, func() {}, nil
 	}
 	srv, err := StartServer(ctx, ServerOptions{Transport: c.Transport, ActivityTimeout: c.ActivityTimeout,
-		Compression: c.Deflate, Spawn: c.ServerSpawn, Stderr: c.Stderr, TLS: c.TLS})
+		Compression: c.Deflate, Spawn: c.ServerSpawn, Stderr: c.Stderr, TLS: c.TLS, Env: c.ServerEnv})
 	if err != nil {
 		return Target{}, nil, err
 	}
@@ -59,7 +65,7 @@ func (c *Common) start(ctx context.Context) (Target, func(), error) {
 // fleet starts workers for n connections against t.
 func (c *Common) fleet(t Target, n, channels, pool int, ping time.Duration) (*Fleet, error) {
 	return StartFleet(FleetConfig{URL: t.WebSocketURL(), CAFile: t.CAFile, Workers: WorkersFor(n), Channels: channels,
-		ChannelPool: pool, Ping: ping, Deflate: c.Deflate, Spawn: c.Spawn, Stderr: c.Stderr})
+		ChannelPool: pool, Ping: ping, Deflate: c.Deflate, Spawn: c.Spawn, Stderr: c.Stderr, XHRStreaming: c.XHRStreaming})
 }
 
 // maxFailures is how many failed connections a ramp of n tolerates.

@@ -34,6 +34,9 @@ func SelfSpawner(args []string) *exec.Cmd {
 
 // FleetConfig describes a set of worker processes loading one server.
 type FleetConfig struct {
+	// XHRStreaming makes the connections pusher-js xhr_streaming sessions
+	// (the HTTP fallback) instead of WebSockets.
+	XHRStreaming bool
 	// URL is the WebSocket URL of the app endpoint (Target.WebSocketURL).
 	URL string
 	// CAFile names certificates a wss:// URL's server may present besides
@@ -70,6 +73,9 @@ type FleetConfig struct {
 	Deflate bool
 	// ChurnBare has churned connections close without subscribing.
 	ChurnBare bool
+	// NoRead has ready connections never read again (a client that does
+	// not read what it is sent).
+	NoRead bool
 	// Spawn starts a worker; nil means SelfSpawner.
 	Spawn Spawner
 	// Stderr receives the workers' standard error; nil discards it.
@@ -140,6 +146,8 @@ func startWorker(cfg FleetConfig, i int) (*workerProc, error) {
 		"--pool-prefix", cmpOr(cfg.PoolPrefix, PoolPrefix),
 		"--offset", strconv.Itoa(cfg.offset(i)), "--ca", cfg.CAFile,
 		"--deflate=" + strconv.FormatBool(cfg.Deflate), "--churn-bare=" + strconv.FormatBool(cfg.ChurnBare),
+		"--no-read=" + strconv.FormatBool(cfg.NoRead),
+		"--xhr-streaming=" + strconv.FormatBool(cfg.XHRStreaming),
 	})
 	cmd.Stderr = cfg.Stderr
 	stdin, err := cmd.StdinPipe()

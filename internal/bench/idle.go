@@ -73,8 +73,11 @@ func cmpOr[T comparable](v, def T) T {
 
 // IdleResult is what holding N idle connections cost the server.
 type IdleResult struct {
-	Target      Target `json:"target"`
-	Transport   string `json:"transport"`
+	Target    Target `json:"target"`
+	Transport string `json:"transport"`
+	// Client is what the clients held: "ws", or "xhr_streaming" for
+	// pusher-js's HTTP fallback.
+	Client      string `json:"client_transport"`
 	Connections int    `json:"connections"`
 	Channels    int    `json:"channels_per_connection"`
 	// ActivityTimeout is the activity_timeout the server announced, s.
@@ -141,7 +144,10 @@ func Idle(ctx context.Context, o IdleOptions) (*IdleResult, error) {
 	p := NewProbe(t)
 	pr := NewProgress(o.Progress)
 	defer pr.Done()
-	r := &IdleResult{Target: t, Connections: o.Connections, Channels: o.Channels, HoldSeconds: o.Hold.Seconds()}
+	r := &IdleResult{Target: t, Client: "ws", Connections: o.Connections, Channels: o.Channels, HoldSeconds: o.Hold.Seconds()}
+	if o.XHRStreaming {
+		r.Client = "xhr_streaming"
+	}
 	if err := idleBaseline(ctx, p, pr, o.Baseline, r); err != nil {
 		return nil, err
 	}
@@ -257,7 +263,7 @@ func (r *IdleResult) Table() string {
 	pc := r.PerConn
 	rows := [][2]string{
 		{"server", fmt.Sprintf("%s (transport %s, pid %d)", r.Target.URL, r.Transport, r.Target.PID)},
-		{"connections", fmt.Sprintf("%d, %d channel(s) each, activity_timeout %.0f s", r.Connections, r.Channels, r.ActivityTimeout)},
+		{"connections", fmt.Sprintf("%d %s, %d channel(s) each, activity_timeout %.0f s", r.Connections, r.Client, r.Channels, r.ActivityTimeout)},
 		{"hold window", fmt.Sprintf("%.0f s, %d client pings, %d failed, %d dropped", r.HoldSeconds, r.Pings, r.Failed, r.Dropped)},
 		{"server RSS", fmt.Sprintf("%s -> %s", mb(r.Baseline[1].RSS), mb(r.Hold[1].RSS))},
 		{"RSS per connection", fmt.Sprintf("%s (steady state)", kb(pc.RSS))},

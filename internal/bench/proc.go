@@ -172,3 +172,36 @@ func loadAverage() float64 {
 	v, _ := strconv.ParseFloat(f[0], 64)
 	return v
 }
+
+// ReadTCPMemory returns the memory this machine's kernel holds for TCP
+// sockets, in bytes: the "mem" pages of /proc/net/sockstat, which count
+// every socket's send and receive buffers (both ends of a loopback
+// connection).
+func ReadTCPMemory() (float64, error) {
+	b, err := os.ReadFile("/proc/net/sockstat")
+	if err != nil {
+		return 0, fmt.Errorf("bench: %w", err)
+	}
+	pages, err := tcpPages(b)
+	if err != nil {
+		return 0, fmt.Errorf("bench: /proc/net/sockstat: %w", err)
+	}
+	return pages * float64(os.Getpagesize()), nil
+}
+
+// tcpPages returns the "mem" field of the "TCP:" line of a sockstat text.
+func tcpPages(sockstat []byte) (float64, error) {
+	for line := range strings.SplitSeq(string(sockstat), "\n") {
+		rest, ok := strings.CutPrefix(line, "TCP:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		for i := 0; i+1 < len(f); i += 2 {
+			if f[i] == "mem" {
+				return strconv.ParseFloat(f[i+1], 64)
+			}
+		}
+	}
+	return 0, errors.New("no TCP mem")
+}

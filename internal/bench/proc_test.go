@@ -43,3 +43,13 @@ func TestFindPIDSelf(t *testing.T) {
 		t.Fatalf("FindPID = %d, %v; want %d", pid, err, os.Getpid())
 	}
 }
+
+func TestTCPPages(t *testing.T) {
+	text := "sockets: used 49\nTCP: inuse 29 orphan 0 tw 883 alloc 32 mem 5717\nUDP: inuse 0 mem 3\n"
+	if got, err := tcpPages([]byte(text)); err != nil || got != 5717 {
+		t.Errorf("tcpPages = %v, %v; want 5717", got, err)
+	}
+	if _, err := tcpPages([]byte("UDP: inuse 0 mem 3\n")); err == nil {
+		t.Error("tcpPages of a text without a TCP line: no error")
+	}
+}

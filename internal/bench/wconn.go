@@ -38,6 +38,10 @@ func (w *worker) runConn() {
 	}
 	w.ready.Add(1)
 	defer w.ready.Add(-1)
+	if w.cfg.noRead {
+		<-w.ctx.Done() // what the server sends stays in the sockets' buffers
+		return
+	}
 	interval := w.cfg.ping
 	if interval <= 0 {
 		interval = activity

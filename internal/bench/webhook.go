@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -27,6 +28,12 @@ type WebhookOptions struct {
 	// Rounds is how many times the pair of runs (webhooks off, then on) is
 	// measured. Zero value means 1.
 	Rounds int
+	// Backend, when not empty, are the `roost serve` flags of a cluster
+	// backend that every server joins (a one-node cluster): each round then
+	// runs webhooks on twice, with the durable outbox off and then on (its
+	// default), so that the two are measured against the same run without
+	// webhooks.
+	Backend []string
 }
 
 func (o *WebhookOptions) defaults() {
@@ -40,6 +47,8 @@ func (o *WebhookOptions) defaults() {
 // WebhookRun is one server run under the presence load.
 type WebhookRun struct {
 	Webhooks bool `json:"webhooks"`
+	// Outbox: the run kept its events in the cluster's outbox.
+	Outbox bool `json:"outbox"`
 	// Cycles are the presence cycles made in the window, Events the webhook
 	// events the receiver got in it (signature checked).
 	Cycles int64   `json:"cycles"`
@@ -85,6 +94,9 @@ type WebhookResult struct {
 	LatencyP50 float64   `json:"latency_p50_ms"`
 	LatencyP99 float64   `json:"latency_p99_ms"`
 	PerRound   []float64 `json:"cpu_us_per_event_by_round"`
+	// Outbox holds the same figures for the runs with the durable outbox
+	// on (with a Backend only), against the same runs without webhooks.
+	Outbox *HookFigures `json:"outbox,omitempty"`
 	// Queued is how many events the queue grew by while the receiver did
 	// not answer; HeapPerQueued and RSSPerQueued are the heap in use and
 	// RSS per queued event, bytes.
@@ -112,8 +124,8 @@ func Webhook(ctx context.Context, o WebhookOptions) (*WebhookResult, error) {
 	defer pr.Done()
 	r := &WebhookResult{Rate: o.Rate}
 	for range o.Rounds {
-		for _, hooks := range []bool{false, true} {
-			run, err := webhookRun(ctx, &o, recv, hooks, pr)
+		for _, m := range o.modes() {
+			run, err := webhookRun(ctx, &o, recv, m, pr)
 			if err != nil {
 				return nil, err
 			}
@@ -122,19 +134,31 @@ func Webhook(ctx context.Context, o WebhookOptions) (*WebhookResult, error) {
 		}
 	}
 	r.BadRequests = recv.bad.Load()
-	r.compute()
+	r.compute(len(o.modes()))
 	return r, nil
+}
+
+// modes are the runs of one round: webhooks off, then on, and with a
+// Backend on with the outbox too.
+func (o *WebhookOptions) modes() []WebhookRun {
+	if len(o.Backend) == 0 {
+		return []WebhookRun{{}, {Webhooks: true}}
+	}
+	return []WebhookRun{{}, {Webhooks: true}, {Webhooks: true, Outbox: true}}
 }
 
 // webhookRun starts a server, loads it and measures one window (and, with
 // webhooks, the queue).
-func webhookRun(ctx context.Context, o *WebhookOptions, recv *receiver, hooks bool, pr *Progress) (*WebhookRun, error) {
+func webhookRun(ctx context.Context, o *WebhookOptions, recv *receiver, mode WebhookRun, pr *Progress) (*WebhookRun, error) {
 	env := []string{"ROOST_APP_CLIENT_EVENTS=true"}
-	if hooks {
+	if len(o.Backend) > 0 { // only then: a build from before the outbox may refuse the variable
+		env = append(env, "ROOST_WEBHOOK_OUTBOX="+strconv.FormatBool(mode.Outbox))
+	}
+	if mode.Webhooks {
 		env = append(env, "ROOST_APP_WEBHOOK_URL="+recv.URL())
 	}
 	srv, err := StartServer(ctx, ServerOptions{Transport: o.Transport, ActivityTimeout: o.ActivityTimeout,
-		Spawn: o.ServerSpawn, Stderr: o.Stderr, Env: env})
+		Spawn: o.ServerSpawn, Stderr: o.Stderr, Env: env, Args: o.Backend})
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +172,7 @@ func webhookRun(ctx context.Context, o *WebhookOptions, recv *receiver, hooks bo
 	done := make(chan struct{})
 	go func() { defer close(done); load.run(lctx, o.Rate) }()
 	defer func() { stop(); <-done }()
-	run := &WebhookRun{Webhooks: hooks}
+	run := &mode
 	if err := measureHooks(ctx, o, NewProbe(srv.Target), recv, load, run, pr); err != nil {
 		return nil, err
 	}
@@ -163,6 +187,9 @@ func webhookRun(ctx context.Context, o *WebhookOptions, recv *receiver, hooks bo
 // webhooks, the queue.
 func measureHooks(ctx context.Context, o *WebhookOptions, p *Probe, recv *receiver, load *presenceLoad, run *WebhookRun, pr *Progress) error {
 	label := map[bool]string{false: "webhooks off", true: "webhooks on"}[run.Webhooks]
+	if run.Outbox {
+		label += ", outbox on"
+	}
 	if err := sleep(ctx, o.Warmup); err != nil {
 		return err
 	}
@@ -207,20 +234,37 @@ func measureQueue(ctx context.Context, o *WebhookOptions, p *Probe, recv *receiv
 	return nil
 }
 
+// HookFigures are the per-event figures of one kind of webhook run.
+type HookFigures struct {
+	CPUPerEvent float64   `json:"cpu_us_per_event"`
+	PerRound    []float64 `json:"cpu_us_per_event_by_round"`
+	LatencyP50  float64   `json:"latency_p50_ms"`
+	LatencyP99  float64   `json:"latency_p99_ms"`
+	OnCores     float64   `json:"on_cores"`
+	p50, p99    []float64 // each run's, until finish
+}
+
 // compute derives the per-event figures from the runs, which come in
-// pairs: off, then on.
-func (r *WebhookResult) compute() {
-	var off, on, events, secs float64
+// rounds of size runs: off, on, then (with a Backend) on with the outbox.
+func (r *WebhookResult) compute(size int) {
+	var off, events, secs float64
 	var pairs int
-	for i := 0; i+1 < len(r.Runs); i += 2 {
+	plain, outbox := &HookFigures{}, &HookFigures{}
+	for i := 0; i+size <= len(r.Runs); i += size {
 		a, b := &r.Runs[i], &r.Runs[i+1]
 		dt := b.Window[1].At.Sub(b.Window[0].At).Seconds()
 		if dt <= 0 || b.Events == 0 {
 			continue
 		}
 		pairs++
-		off, on, events, secs = off+a.Cores, on+b.Cores, events+float64(b.Events), secs+dt
-		r.PerRound = append(r.PerRound, (b.Cores-a.Cores)/(float64(b.Events)/dt)*1e6)
+		off, events, secs = off+a.Cores, events+float64(b.Events), secs+dt
+		for _, c := range r.Runs[i+1 : i+size] {
+			f := plain
+			if c.Outbox {
+				f = outbox
+			}
+			f.add(a, &c)
+		}
 		if q := b.Queue; q != nil && q[1].HooksQueued > q[0].HooksQueued {
 			n := q[1].HooksQueued - q[0].HooksQueued
 			r.Queued, r.HeapPerQueued, r.RSSPerQueued = n, (q[1].HeapInuse-q[0].HeapInuse)/n, (q[1].RSS-q[0].RSS)/n
@@ -229,16 +273,35 @@ func (r *WebhookResult) compute() {
 	if pairs == 0 {
 		return
 	}
-	r.OffCores, r.OnCores, r.EventsPerSecond = off/float64(pairs), on/float64(pairs), events/secs
-	r.CPUPerEvent = median(r.PerRound)
-	var p50, p99 []float64
-	for _, run := range r.Runs {
-		if run.LatencyP50 > 0 {
-			p50, p99 = append(p50, run.LatencyP50), append(p99, run.LatencyP99)
-		}
+	r.OffCores, r.EventsPerSecond = off/float64(pairs), events/secs
+	plain.finish(pairs)
+	r.OnCores, r.CPUPerEvent, r.PerRound, r.LatencyP50, r.LatencyP99 = plain.OnCores, plain.CPUPerEvent, plain.PerRound, plain.LatencyP50, plain.LatencyP99
+	if len(outbox.PerRound) > 0 {
+		outbox.finish(pairs)
+		r.Outbox = outbox
 	}
-	if len(p50) > 0 {
-		r.LatencyP50, r.LatencyP99 = median(p50), median(p99)
+}
+
+// add takes in run b's figures against the run without webhooks a of its
+// round. Until finish, OnCores is a sum and the latencies lists.
+func (f *HookFigures) add(a, b *WebhookRun) {
+	dt := b.Window[1].At.Sub(b.Window[0].At).Seconds()
+	if dt <= 0 || b.Events == 0 {
+		return
+	}
+	f.OnCores += b.Cores
+	f.PerRound = append(f.PerRound, (b.Cores-a.Cores)/(float64(b.Events)/dt)*1e6)
+	if b.LatencyP50 > 0 {
+		f.p50, f.p99 = append(f.p50, b.LatencyP50), append(f.p99, b.LatencyP99)
+	}
+}
+
+// finish turns the sums of pairs rounds into the figures.
+func (f *HookFigures) finish(pairs int) {
+	f.OnCores /= float64(pairs)
+	f.CPUPerEvent = median(f.PerRound)
+	if len(f.p50) > 0 {
+		f.LatencyP50, f.LatencyP99 = median(f.p50), median(f.p99)
 	}
 }
 
@@ -278,6 +341,7 @@ func (r *WebhookResult) Table() string {
 			r.CPUPerEvent, roundList(r.PerRound), r.EventsPerSecond, r.BadRequests)},
 		[2]string{"latency per event", fmt.Sprintf("%.1f ms median, %.1f ms p99, from a client event's sending to its webhook's arrival (median of the runs)",
 			r.LatencyP50, r.LatencyP99)},
+		[2]string{"outbox", r.outboxLine()},
 		[2]string{"memory per queued event", fmt.Sprintf("%.0f bytes of heap, %.0f bytes of RSS (%.0f events queued, receiver not answering)",
 			r.HeapPerQueued, r.RSSPerQueued, r.Queued)},
 	)
@@ -291,4 +355,14 @@ func roundList(v []float64) string {
 		parts[i] = fmt.Sprintf("%.2f", x)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// outboxLine is the table's line for the runs with the outbox.
+func (r *WebhookResult) outboxLine() string {
+	o := r.Outbox
+	if o == nil {
+		return "not measured (no --backend)"
+	}
+	return fmt.Sprintf("on: %.3f cores, %.2f µs per delivered event, rounds %s (%s the CPU per event without it); latency %.1f ms median, %.1f ms p99",
+		o.OnCores, o.CPUPerEvent, roundList(o.PerRound), ratio(o.CPUPerEvent, r.CPUPerEvent), o.LatencyP50, o.LatencyP99)
 }

@@ -51,13 +51,36 @@ func TestWebhookPerEventCPU(t *testing.T) {
 	}
 	runs[1].Queue = &[2]Sample{{HeapInuse: 1e6, RSS: 2e6}, {HeapInuse: 3e6, RSS: 5e6, HooksQueued: 10000}}
 	r := &WebhookResult{Runs: runs}
-	r.compute()
+	r.compute(2)
 	near := func(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }
 	if !near(r.CPUPerEvent, 20) || len(r.PerRound) != 3 || !near(r.EventsPerSecond, 1000) {
 		t.Fatalf("per event %v µs by round %v, %v events/s; want 20 µs median, 1000/s", r.CPUPerEvent, r.PerRound, r.EventsPerSecond)
 	}
 	if !near(r.HeapPerQueued, 200) || !near(r.RSSPerQueued, 300) || r.Queued != 10000 {
 		t.Fatalf("queued %v: %v heap, %v RSS per event; want 200 and 300", r.Queued, r.HeapPerQueued, r.RSSPerQueued)
+	}
+}
+
+// TestWebhookOutboxAgainstTheSameOff: with a backend each round has a
+// third run, with the outbox, measured against the same run without
+// webhooks as the run with webhooks and no outbox.
+func TestWebhookOutboxAgainstTheSameOff(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	win := [2]Sample{{At: t0}, {At: t0.Add(10 * time.Second)}}
+	var runs []WebhookRun
+	for _, extra := range []float64{0.01, 0.02} { // the outbox's extra cores: 10 and 20 µs per event
+		runs = append(runs, WebhookRun{Cores: 0.10, Window: win},
+			WebhookRun{Webhooks: true, Cores: 0.12, Events: 10000, Window: win, LatencyP50: 5, LatencyP99: 9},
+			WebhookRun{Webhooks: true, Outbox: true, Cores: 0.12 + extra, Events: 10000, Window: win, LatencyP50: 6, LatencyP99: 12})
+	}
+	r := &WebhookResult{Runs: runs}
+	r.compute(3)
+	near := func(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }
+	if !near(r.CPUPerEvent, 20) || len(r.PerRound) != 2 || r.LatencyP50 != 5 {
+		t.Fatalf("without the outbox: %v µs by round %v, p50 %v; want 20 µs, 2 rounds, 5 ms", r.CPUPerEvent, r.PerRound, r.LatencyP50)
+	}
+	if o := r.Outbox; o == nil || !near(o.CPUPerEvent, 35) || o.LatencyP99 != 12 || !near(o.OnCores, 0.135) {
+		t.Fatalf("with the outbox: %+v; want 35 µs (median of 30 and 40), p99 12 ms, 0.135 cores", o)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -88,7 +89,12 @@ type workerConfig struct {
 	// churnBare has churned connections close right after
 	// connection_established instead of subscribing first.
 	churnBare bool
-	tls       *tls.Config // for a wss:// URL; nil means the system's roots
+	// noRead has ready connections stop reading: a client that never
+	// reads, whose backlog the server must bound.
+	noRead bool
+	tls    *tls.Config // for a wss:// URL; nil means the system's roots
+	// xhr holds pusher-js xhr_streaming sessions instead of WebSockets.
+	xhr bool
 }
 
 // histShards spreads latency recording over several locks.
@@ -116,6 +122,9 @@ type worker struct {
 	}
 	outMu sync.Mutex // serialises lines on out
 	out   *json.Encoder
+
+	senderOnce sync.Once
+	httpc      *http.Client // xhr_send's, for every xhr_streaming session
 }
 
 // RunWorker is `roost bench worker`: it parses args, obeys the commands on
@@ -151,6 +160,8 @@ func parseWorkerFlags(args []string, stderr io.Writer) (workerConfig, error) {
 	fs.DurationVar(&c.ping, "ping", 0, "send pusher:ping after this much silence (0: the server's activity_timeout)")
 	fs.BoolVar(&c.deflate, "deflate", false, "offer permessage-deflate")
 	fs.BoolVar(&c.churnBare, "churn-bare", false, "churn without subscribing: connect and close only")
+	fs.BoolVar(&c.noRead, "no-read", false, "ready connections never read again")
+	fs.BoolVar(&c.xhr, "xhr-streaming", false, "hold pusher-js xhr_streaming sessions instead of WebSockets")
 	caFile := fs.String("ca", "", "PEM `file` of certificates to trust for a wss:// URL")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -311,7 +322,11 @@ func (w *worker) openLoop() {
 			return false
 		}
 		w.live.Add(1)
-		go w.runConn()
+		if w.cfg.xhr {
+			go w.runStream()
+		} else {
+			go w.runConn()
+		}
 		return true
 	})
 }

@@ -17,6 +17,22 @@ type Backend struct {
 	Purge func(ctx context.Context, url, prefix string) error
 }
 
+// StoreBackend is the Backend at url of a store package: open is its own
+// open, which returns its store's type, and kept and purge its Kept and
+// Purge. Every store package names its backend through it, so that a
+// store it failed to open is a nil Store, never a nil pointer of its type.
+func StoreBackend[S Store](url string, open func(url string, s Settings) (S, error),
+	kept func(ctx context.Context, url, prefix string) ([]string, error),
+	purge func(ctx context.Context, url, prefix string) error) Backend {
+	return Backend{URL: url, Open: func(url string, s Settings) (Store, error) {
+		store, err := open(url, s)
+		if err != nil {
+			return nil, err
+		}
+		return store, nil
+	}, Kept: kept, Purge: purge}
+}
+
 // Board is where the nodes' dashboards share each node's latest figures,
 // under the cluster's prefix.
 type Board interface {

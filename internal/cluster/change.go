@@ -35,8 +35,10 @@ type Change struct {
 	Local bool   // the answer from this node's share alone
 	Undo  func() // takes the local change back (Join, SignIn)
 	// Returned is set by an answer to a join that cancelled the member's
-	// deferred departure (see cameBack).
-	Returned bool
+	// deferred departure (see cameBack), Unhold when that departure was
+	// held in the store, and Held by an answer that deferred a departure
+	// the store made (see Departures.Hold).
+	Returned, Unhold, Held bool
 }
 
 // Adds reports whether c adds a connection (Join, SignIn).
@@ -85,7 +87,9 @@ func (c *Change) LocalAnswer(d *Departures) bool {
 // defers, and forgets that departure: the member never left as far as
 // anyone was told, so its return is not announced either.
 func (c *Change) cameBack(d *Departures) bool {
-	c.Returned = c.Kind == Join && d.Cancel(c.App, c.Channel, c.Member.ID)
+	if c.Kind == Join {
+		c.Returned, c.Unhold = d.Cancel(c.App, c.Channel, c.Member.ID)
+	}
 	return c.Returned
 }
 
@@ -104,14 +108,15 @@ func (c *Change) Greet(deliver func(*hub.Message)) {
 // (Leave, SignOut); a join that cancels the member's deferred departure is
 // not announced (see cameBack). A departure is deferred to d while the node is not
 // settled: another node may not have written its share of the user again
-// yet.
+// yet; it is held in the store meanwhile (Departures.Hold).
 func (c *Change) Answer(before, after int, settled bool, d *Departures) bool {
 	if c.Adds() {
 		return !c.cameBack(d) && before == 0
 	}
 	gone := before > 0 && after == 0
 	if gone && c.Kind == Leave && !settled {
-		d.Add(c.App, c.Channel, c.Member.ID)
+		d.Hold(c.App, c.Channel, c.Member.ID)
+		c.Held = true
 		return false
 	}
 	return gone

@@ -36,8 +36,8 @@ func TestUnsettledLeaveIsDeferred(t *testing.T) {
 	if leave.LocalAnswer(&d) || leave.Answer(1, 0, false, &d) {
 		t.Fatal("a departure announced while the store cannot confirm it")
 	}
-	if got := d.Take(); len(got) != 1 || !got[Departure{App: "a", Channel: "presence-c", User: "u"}] {
-		t.Fatalf("deferred %v, want u's departure", got)
+	if got := d.Take(); len(got) != 1 || !got[Departure{App: "a", Channel: "presence-c", User: "u"}] || !leave.Held {
+		t.Fatalf("deferred %v (held %v), want u's departure, held in the store", got, leave.Held)
 	}
 	if !leave.Answer(1, 0, true, &d) || leave.Answer(2, 1, true, &d) || len(d.Take()) != 0 {
 		t.Fatal("a settled leave: want gone only at zero, nothing deferred")
@@ -64,8 +64,8 @@ func TestComebackOfDeferredLeaveIsNotAnnounced(t *testing.T) {
 		if answer(join, &d) {
 			t.Fatal("the comeback of a member whose departure was never announced is announced")
 		}
-		if got := d.Take(); len(got) != 0 {
-			t.Fatalf("deferred %v after the comeback, want nothing", got)
+		if got := d.Take(); len(got) != 0 || !join.Unhold {
+			t.Fatalf("deferred %v after the comeback (unhold %v), want nothing, and the hold removed", got, join.Unhold)
 		}
 		if got := greeted(join); len(got) != 1 || got[0].Event != "pusher_internal:member_added" || got[0].Except != "" {
 			t.Fatalf("greeted %v, want one member_added for this node's subscribers", got)

@@ -8,12 +8,19 @@ import (
 
 // counts is the cluster's hub.Counts: each node's subscriptions to each
 // channel, in the store. Changes are gathered in the Book and written every
-// flushEvery (by tickLoop, which also writes them all again after an
-// outage), so Subscribed never waits for the store; reads add the changes
-// not written yet.
+// flushEvery in batches (by tickLoop, which also writes them all again
+// after an outage), so Subscribed never waits for the store; reads add the
+// changes not written yet.
 type counts struct {
 	n *Node
 	Book
+	// sent is the batch written and not answered yet (waiting), sent again
+	// until the store answers; outright says it is a resync (SetCounts),
+	// and id is the last batch's. All guarded by Book.Writing.
+	sent     Batch
+	waiting  bool
+	outright bool
+	id       uint64
 }
 
 var _ hub.Counts = (*counts)(nil)
@@ -46,49 +53,60 @@ func (c *counts) Channels(ctx context.Context, app, prefix string) (map[string]i
 	return out, nil
 }
 
-// flush writes the changes gathered since the last flush and reports the
-// channels whose cluster-wide count it took from or to zero. Changes the
-// store did not take wait for the next flush while it is away; a write
-// that failed otherwise may have been carried out, so every count is
-// written again.
+// flush sends again the batch the store has not answered, if there is
+// one, and then the changes gathered since the last flush as a new batch.
+// While the store is away the changes wait.
 func (c *counts) flush() {
 	c.Writing.Lock()
 	defer c.Writing.Unlock()
-	pending := c.TakePending()
-	if len(pending) == 0 {
+	if !c.n.link.Healthy.Load() || c.waiting && !c.send() {
 		return
 	}
-	if !c.n.link.Healthy.Load() {
-		c.Keep(pending)
-		return
+	if pending := c.TakePending(); len(pending) > 0 {
+		c.next(pending, false)
+		c.send()
 	}
-	ctx, cancel := context.WithTimeout(c.n.ctx, c.n.cfg.SlowReply)
-	defer cancel()
-	moved, err := c.n.store.AddCounts(ctx, pending)
-	switch {
-	case Unreachable(err):
-		c.Keep(pending)
-	case err != nil:
-		c.Dirty.Store(true)
-		c.n.link.Suspect()
-	}
-	c.n.report(moved)
 }
 
-// resync writes this node's count of every channel outright, drops its
-// share of channels it no longer has subscribers on, and reports the
-// channels whose cluster-wide count that took from or to zero.
+// resync writes this node's count of every channel outright, and drops its
+// share of channels it no longer has subscribers on. The batch the store
+// has not answered goes first, so that its transitions are reported once.
 func (c *counts) resync() {
 	c.Writing.Lock()
 	defer c.Writing.Unlock()
-	all := c.TakeAll()
-	ctx, cancel := context.WithTimeout(c.n.ctx, c.n.Period())
-	defer cancel()
-	moved, err := c.n.store.SetCounts(ctx, all)
-	if err != nil {
-		c.Dirty.Store(true)
+	if c.waiting && !c.send() {
+		return
 	}
+	c.next(c.TakeAll(), true)
+	c.send()
+}
+
+// next makes counts the batch to send, under a new id.
+func (c *counts) next(counts map[Key]int, outright bool) {
+	c.id++
+	c.sent, c.outright, c.waiting = Batch{ID: c.id, Counts: counts}, outright, true
+}
+
+// send writes c.sent and reports its transitions once the store answers;
+// until then it stays, to be sent again under its id (see Batch). It
+// reports whether the store answered.
+func (c *counts) send() bool {
+	write, wait := c.n.store.AddCounts, c.n.cfg.SlowReply
+	if c.outright {
+		write, wait = c.n.store.SetCounts, c.n.Period()
+	}
+	ctx, cancel := context.WithTimeout(c.n.ctx, wait)
+	defer cancel()
+	moved, err := write(ctx, c.sent)
+	if err != nil {
+		if !Unreachable(err) {
+			c.n.link.Suspect()
+		}
+		return false
+	}
+	c.sent, c.waiting = Batch{}, false
 	c.n.report(moved)
+	return true
 }
 
 // report tells the observer of channels whose cluster-wide count left or

@@ -26,6 +26,7 @@
 //
 // Goroutines: one publisher (drains the outbox in order), one subscription
 // manager, one health watcher (heartbeat, probes, reaping) and one ticker
-// (count flushes, reconciliation rounds, deferred departures), and the
+// (count flushes, reconciliation rounds, deferred departures), one that
+// writes and reads the nodes' connection counts (conns.go), and the
 // store's own receivers.
 package cluster

@@ -44,3 +44,25 @@ func FuzzUnseal(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeTally feeds arbitrary records to the decoder of the nodes'
+// connection counts: nothing panics, no count below one comes out, and a
+// record the encoder wrote reads back as it was.
+func FuzzDecodeTally(f *testing.F) {
+	f.Add(EncodeTally(map[string]int{"app": 3, "other": 1}))
+	f.Add(EncodeTally(map[string]int{}))
+	f.Add([]byte(`{"app":-2,"b":0}`))
+	f.Add([]byte(`{"app":1e30}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, rec []byte) {
+		m := DecodeTally(rec)
+		for app, c := range m {
+			if c < 1 {
+				t.Fatalf("record %q: %s counts %d", rec, app, c)
+			}
+		}
+		if back := DecodeTally(EncodeTally(m)); len(back) != len(m) {
+			t.Fatalf("record %q: %v read back as %v", rec, m, back)
+		}
+	})
+}

@@ -67,7 +67,9 @@ func (n *Node) heartbeat() {
 			n.Down(err)
 			return
 		}
+		n.stale.Store(true) // the keys written again may have no expiry
 	}
+	n.refreshSoon()
 	n.lookAround(ctx)
 }
 
@@ -77,19 +79,20 @@ func (n *Node) beat(ctx context.Context) (missing bool, err error) {
 
 // lookAround reaps the nodes whose heartbeat has lapsed, once this node
 // has been connected long enough to tell, and has the node's clients
-// checked when another node has written its shares again.
+// checked when another node has written its shares again or was reaped.
 func (n *Node) lookAround(ctx context.Context) {
 	alive, listed, err := n.store.Nodes(ctx)
 	if err != nil {
 		n.link.Suspect()
 		return
 	}
+	n.tally.setPeers(alive)
 	for _, id := range listed {
 		if _, ok := alive[id]; !ok && id != n.id && n.settled(n.cfg.NodeTTL) {
 			n.reapIfDead(id)
 		}
 	}
-	if n.link.Epochs(alive, n.id) {
+	if n.link.Epochs(alive, listed, n.id) {
 		n.reconcileSoon()
 	}
 }
@@ -107,9 +110,16 @@ func (n *Node) reapIfDead(id string) {
 		n.store.Forget(ctx, id, false)
 		return
 	}
+	departed, err := n.takeOutbox(ctx, id)
+	if err != nil {
+		n.log.Warn("dead node's webhook outbox not taken over; the lock lapses and a node tries again", "node", id, "err", err)
+		return
+	}
 	n.log.Warn("node stopped heartbeating; removing its members", "node", id)
 	gone, err := n.store.Reap(ctx, id)
+	gone.Removed = append(departed, gone.Removed...) // they left before the node died
 	n.announceReaped(gone)
+	n.reconcileSoon() // counts left above zero changed too
 	if err != nil {
 		n.log.Warn("dead node not fully removed; the lock lapses and a node tries again", "node", id, "err", err)
 		return

@@ -31,6 +31,7 @@ type Link struct {
 	suspects  chan struct{}
 
 	epochs map[string]string // each node's heartbeat value last seen; the health loop's
+	listed map[string]bool   // the nodes listed at the last look; the health loop's
 }
 
 // New returns the state of a node that has not reached the store yet.
@@ -73,10 +74,12 @@ func (s *Link) Up() (wasDown bool) {
 	return !s.Healthy.Swap(true)
 }
 
-// Epochs records the heartbeat value of every other live node and reports
-// whether one of them changed since the last look: that node has written
-// its shares again, and this node's clients should be checked.
-func (s *Link) Epochs(alive map[string]string, self string) (changed bool) {
+// Epochs records the heartbeat value of every other live node, and the
+// nodes listed, and reports whether one of them changed since the last
+// look: another node has written its shares again, or a node listed before
+// is no longer (it was reaped, and its counts are gone), and this node's
+// clients should be checked.
+func (s *Link) Epochs(alive map[string]string, listed []string, self string) (changed bool) {
 	seen := make(map[string]string, len(alive))
 	for id, epoch := range alive {
 		if id == self {
@@ -87,7 +90,14 @@ func (s *Link) Epochs(alive map[string]string, self string) (changed bool) {
 		}
 		seen[id] = epoch
 	}
-	s.epochs = seen
+	now := make(map[string]bool, len(listed))
+	for _, id := range listed {
+		now[id] = true
+	}
+	for id := range s.listed {
+		changed = changed || !now[id]
+	}
+	s.epochs, s.listed = seen, now
 	return changed
 }
 

@@ -42,16 +42,33 @@ func TestSuspectKeepsOneRequest(t *testing.T) {
 
 func TestEpochsReportsAnotherNodesNewEpoch(t *testing.T) {
 	s := NewLink()
-	if s.Epochs(map[string]string{"1": "0", "2": "0"}, "1") {
+	all := []string{"1", "2", "3"}
+	if s.Epochs(map[string]string{"1": "0", "2": "0"}, all, "1") {
 		t.Fatal("first look reported a change")
 	}
-	if s.Epochs(map[string]string{"1": "5", "2": "0"}, "1") {
+	if s.Epochs(map[string]string{"1": "5", "2": "0"}, all, "1") {
 		t.Fatal("this node's own new epoch reported as a change")
 	}
-	if !s.Epochs(map[string]string{"2": "1", "3": "0"}, "1") {
+	if !s.Epochs(map[string]string{"2": "1", "3": "0"}, all, "1") {
 		t.Fatal("node 2's new epoch not reported")
 	}
-	if s.Epochs(map[string]string{"2": "1", "3": "0"}, "1") {
+	if s.Epochs(map[string]string{"2": "1", "3": "0"}, all, "1") {
+		t.Fatal("no change reported as one")
+	}
+}
+
+// TestEpochsReportsAReapedNode: a node no longer listed (reaped, its counts
+// gone) is a change; one whose heartbeat only lapsed is not yet.
+func TestEpochsReportsAReapedNode(t *testing.T) {
+	s := NewLink()
+	s.Epochs(map[string]string{"1": "0", "2": "0"}, []string{"1", "2"}, "1")
+	if s.Epochs(map[string]string{"1": "0"}, []string{"1", "2"}, "1") {
+		t.Fatal("a lapsed heartbeat reported as a change")
+	}
+	if !s.Epochs(map[string]string{"1": "0"}, []string{"1"}, "1") {
+		t.Fatal("a node unlisted (reaped) not reported")
+	}
+	if s.Epochs(map[string]string{"1": "0"}, []string{"1"}, "1") {
 		t.Fatal("no change reported as one")
 	}
 }

@@ -38,8 +38,13 @@ type Node struct {
 	presence presence
 	users    users
 	counts   counts
+	tally    tally
 	changes  sync.RWMutex
 	stripes  [64]sync.Mutex
+
+	refreshed  atomic.Int64 // Unix ns of the last refresh of the shares' expiry (expiry.go)
+	refreshing atomic.Bool  // one is under way
+	stale      atomic.Bool  // the shares were written again since it started
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -67,12 +72,14 @@ func Open(s Settings, b Backend) (*Node, error) {
 	n.link.Dirty.Store(true) // the first beat writes the (empty) shares, clearing a former node's with this id
 	n.presence = presence{n: n, local: hub.NewMemoryPresence()}
 	n.users = users{n: n, local: hub.NewMemoryUsers()}
-	n.counts = counts{n: n}
+	n.counts = counts{n: n, id: uint64(time.Now().UnixNano())} // above any id a former process with this node id sent
+	n.tally = tally{n: n, here: make(map[string]int)}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	store.Start(n)
 	n.Go(n.publishLoop)
 	n.Go(n.subscribeLoop)
 	n.Go(n.tickLoop)
+	n.Every(connsEvery, n.tally.tick)
 	n.heartbeat()
 	n.Go(n.healthLoop)
 	return n, nil
@@ -98,7 +105,7 @@ func (n *Node) Close() error {
 // State returns the cluster-wide presence, users, counts and cache, for
 // hub.SetState.
 func (n *Node) State() hub.State {
-	return hub.State{Presence: &n.presence, Users: &n.users, Counts: &n.counts, Cache: cache{n}}
+	return hub.State{Presence: &n.presence, Users: &n.users, Counts: &n.counts, Cache: cache{n}, Tally: &n.tally}
 }
 
 // Ready reports nil when the store is reachable, else why the node is

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/roostproject/roost/internal/hub"
+	"github.com/roostproject/roost/internal/webhook"
 )
 
 // Settings are a cluster node's settings beside the store's URL.
@@ -46,6 +47,11 @@ type Settings struct {
 	// sees: channels occupied and vacated, and the members of a dead node
 	// removed. Zero value (nil) means nobody.
 	Observer hub.Observer
+	// Adopt takes over a dead node's undelivered webhook events (its
+	// outbox entries, in order) and returns once they are in this node's
+	// outbox (webhook.Webhooks.Adopt). Zero value (nil) means no node
+	// keeps an outbox.
+	Adopt func(ctx context.Context, entries []webhook.Entry) error
 }
 
 // ApplyDefaults fills in the zero values that stand for a default.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/roostproject/roost/internal/hub"
+	"github.com/roostproject/roost/internal/webhook"
 )
 
 // The hub.State of a cluster: each answer comes from the store, plus what
@@ -151,7 +152,14 @@ func (n *Node) apply(ctx context.Context, c *Change) (bool, error) {
 		c.Undo()
 		return false, hub.ErrChannelFull
 	}
-	return c.Answer(before, after, n.settled(n.Period()), &n.deferred), nil
+	first := c.Answer(before, after, n.settled(n.Period()), &n.deferred)
+	switch {
+	case c.Held:
+		n.holdDeparture(ctx, webhook.OpHold, c.App, c.Channel, c.Member.ID)
+	case c.Unhold:
+		n.holdDeparture(ctx, webhook.OpCancel, c.App, c.Channel, c.Member.ID)
+	}
+	return first, nil
 }
 
 func (c *Change) stripe() uint32 {
@@ -170,18 +178,17 @@ func (c *Change) stripe() uint32 {
 // once the store confirms it.
 func (n *Node) failed(c *Change, err error) (bool, error) {
 	n.link.Dirty.Store(true)
-	switch {
-	case Unreachable(err):
+	if Unreachable(err) {
 		return c.LocalAnswer(&n.deferred), nil
+	}
+	n.link.Suspect()
+	switch {
 	case c.Kind == Leave:
-		n.link.Suspect()
 		return c.LocalAnswer(&n.deferred), nil
 	case c.Undo != nil:
-		n.link.Suspect()
 		c.Undo()
 		return false, err
 	}
-	n.link.Suspect()
 	return false, nil
 }
 

@@ -29,6 +29,10 @@ type Store interface {
 	Shares
 	Reads
 	Board
+	Outbox
+	Tallies
+	Refresher
+	Routes
 
 	// Write sends a batch of the outbox in order: messages to the other
 	// nodes, cache entries, and marks whose Done it calls once the writes
@@ -74,11 +78,13 @@ type Shares interface {
 	// WriteShares makes this node's presence members and signed-in users
 	// in the store exactly those of own.
 	WriteShares(ctx context.Context, own Own) error
-	// AddCounts adds changes to this node's channel counts and returns
-	// the channels whose cluster-wide count left or reached zero.
-	AddCounts(ctx context.Context, changes map[Key]int) ([]Transition, error)
-	// SetCounts makes this node's channel counts exactly all.
-	SetCounts(ctx context.Context, all map[Key]int) ([]Transition, error)
+	// AddCounts adds b's changes to this node's channel counts and returns
+	// the channels whose cluster-wide count left or reached zero. It makes
+	// a batch once: see Batch.
+	AddCounts(ctx context.Context, b Batch) ([]Transition, error)
+	// SetCounts makes this node's channel counts exactly b's, once, as
+	// AddCounts does.
+	SetCounts(ctx context.Context, b Batch) ([]Transition, error)
 }
 
 // Reads are the store's cluster-wide answers.
@@ -116,6 +122,21 @@ type Reaped struct {
 	Vacated []Key       // channels whose last subscriptions were the node's
 	Removed []Departure // members whose last connections were the node's
 	Offline []Key       // users (Name) whose last sign-ins were the node's
+}
+
+// Batch is one write of this node's channel counts. A write whose answer
+// did not arrive may still have been made (a reply lost to a timeout, a
+// stopped store that runs it when it resumes), so the node sends a batch
+// again, as it was and under the same ID, until the store answers; a
+// store keeps, for a while beside the counts, the transitions each batch
+// made, and answers a batch it has made already with them instead of
+// making it again. Only an answer without error reports the transitions:
+// a store answers a batch whole or not at all. IDs increase with every
+// batch of a node, and a store may ignore a batch older than the last one
+// it made for the node (it was answered).
+type Batch struct {
+	ID     uint64
+	Counts map[Key]int
 }
 
 // Transition is a channel count that a write took from or to zero.

@@ -95,15 +95,6 @@ func (b *Book) TakePending() map[Key]int {
 	return pending
 }
 
-// Keep puts changes a flush could not write back for the next one.
-func (b *Book) Keep(pending map[Key]int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for k, d := range pending {
-		addTo(&b.pending, k, d)
-	}
-}
-
 // TakeAll returns a copy of the local counts for a resync to write
 // outright: the pending changes are in them, so they are forgotten, and
 // so is Dirty.

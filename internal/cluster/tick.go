@@ -3,6 +3,8 @@ package cluster
 import (
 	"context"
 	"time"
+
+	"github.com/roostproject/roost/internal/webhook"
 )
 
 // flushEvery is how often subscription-count changes are written.
@@ -75,5 +77,9 @@ func (n *Node) announceDepartures() {
 		},
 		Publish:  n.Publish,
 		Observer: n.cfg.Observer,
+		Unhold: func(ctx context.Context, d Departure) {
+			n.holdDeparture(ctx, webhook.OpCancel, d.App, d.Channel, d.User)
+		},
+		Announced: func(ctx context.Context, d Departure) { n.recordDeparture(ctx, d, false) },
 	})
 }

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"time"
 
 	"github.com/roostproject/roost/internal/webhook"
 )
@@ -21,7 +22,7 @@ func (n *Node) WebhookPending() *Pending { return &Pending{n} }
 
 // Pending keeps delayed webhook events in the store. While the store is
 // unreachable it errs towards sending: nothing is cancelled and every held
-// event is due.
+// event is due (the ops are marked Unanswered).
 type Pending struct{ n *Node }
 
 var _ webhook.Pending = (*Pending)(nil)
@@ -38,9 +39,28 @@ func (p *Pending) Apply(ops []webhook.Op) {
 }
 
 // TowardsSending answers ops as a store that cannot be asked does: no
-// event was cancelled, and every held one is due.
+// event was cancelled, and every held one is due; each is marked
+// Unanswered.
 func TowardsSending(ops []webhook.Op) {
 	for i := range ops {
-		ops[i].Found = ops[i].Kind == webhook.OpTake
+		ops[i].Found, ops[i].Unanswered = ops[i].Kind == webhook.OpTake, true
 	}
 }
+
+// holdDeparture writes (webhook.OpHold) or removes (webhook.OpCancel) the
+// hold in the store of a member's departure the node defers (see
+// Departures.Hold). The hold has no timer behind it: it only has the
+// member's comeback on any node cancel its member_added, until the node
+// announces the departure (and holds its member_removed as its own) or
+// finds the member back and removes it; it lapses on its own after
+// departureHoldTTL. The departure is recorded in the node's outbox while
+// held, for the node's reaper (see takeDepartures).
+func (n *Node) holdDeparture(ctx context.Context, kind webhook.OpKind, app, channel, user string) {
+	op := webhook.Op{Kind: kind, Key: webhook.RemovedKey(app, channel, user), Token: deferredToken(n.id), TTL: n.departureHoldTTL()}
+	n.store.Hold(ctx, []webhook.Op{op})
+	n.recordDeparture(ctx, Departure{app, channel, user}, kind == webhook.OpHold)
+}
+
+// departureHoldTTL outlasts the time a node defers a departure for: an
+// outage's end and the heartbeat period after it.
+func (n *Node) departureHoldTTL() time.Duration { return 2*n.cfg.NodeTTL + time.Minute }

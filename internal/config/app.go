@@ -36,9 +36,10 @@ type App struct {
 	// without the header (a server or mobile client) is not checked. Zero
 	// value (empty) means any origin.
 	AllowedOrigins []string `yaml:"allowed_origins" json:"allowed_origins,omitempty" env:"ROOST_APP_ALLOWED_ORIGINS" default:"" check:"origins" help:"hosts whose web pages may connect (example.com, *.example.com, *); others get 403; empty means any"`
-	// MaxConnections caps the app's open connections on this node; a
-	// connection over it is closed with 4004. Zero value means unlimited.
-	MaxConnections int `yaml:"max_connections" json:"max_connections" env:"ROOST_APP_MAX_CONNECTIONS" default:"0" check:"min=0" help:"open connections of the app on this node, more are closed with 4004; 0 means unlimited"`
+	// MaxConnections caps the app's open connections across the cluster
+	// (docs/cluster.md, "Connection limits"); a connection over it is
+	// refused with 4004. Zero value means unlimited.
+	MaxConnections int `yaml:"max_connections" json:"max_connections" env:"ROOST_APP_MAX_CONNECTIONS" default:"0" check:"min=0" help:"open connections of the app on every node of the cluster, more are refused with 4004 (a burst on several nodes may overshoot by what they let in while their counts cross, tens of milliseconds); 0 means unlimited"`
 	// MaxPresenceMembers caps the distinct users in one presence channel
 	// (Pusher docs, "Presence channels").
 	MaxPresenceMembers int `yaml:"max_presence_members" json:"max_presence_members" env:"ROOST_APP_MAX_PRESENCE_MEMBERS" default:"100" check:"positive" help:"distinct users in one presence channel"`

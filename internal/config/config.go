@@ -47,6 +47,11 @@ type Config struct {
 	// after it are dropped.
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout" env:"ROOST_SHUTDOWN_TIMEOUT" default:"10s" check:"positive" help:"a graceful shutdown waits this long for connections to drain"`
 
+	// NodeTTL is how long a cluster node's heartbeat lives: a node silent
+	// this long is taken for dead and reaped, and the one that reaps it
+	// sends its undelivered webhooks. It is refreshed every NodeTTL/3.
+	NodeTTL time.Duration `yaml:"node_ttl" env:"ROOST_NODE_TTL" default:"15s" check:"positive" help:"in a cluster, a node whose heartbeat is this old is taken for dead: its members are removed and its undelivered webhooks sent by another node"`
+
 	// GCPercent is the Go garbage collector's target (as GOGC): the heap may
 	// grow this many percent above the live data before a collection. An
 	// idle-connection server has a large, long-lived heap and allocates
@@ -92,6 +97,10 @@ type Config struct {
 	// NATS connects nodes into a cluster through NATS and its JetStream
 	// key-value buckets, instead of Redis. Zero value means no NATS.
 	NATS NATS `yaml:"nats" help:"join nodes into a cluster through NATS with JetStream, instead of Redis"`
+
+	// Cluster holds what the nodes of a cluster say of themselves to each
+	// other, whichever store joins them.
+	Cluster Cluster `yaml:"cluster" help:"how the nodes of a cluster (redis or nats set) reach each other"`
 
 	// AppStore serves apps from a database table besides Apps. Zero value
 	// means apps come only from Apps (the file and ROOST_APP_*).
@@ -303,6 +312,17 @@ type NATS struct {
 	// Prefix starts every subject and bucket name roost uses, so several
 	// clusters can share one NATS.
 	Prefix string `yaml:"prefix" env:"ROOST_NATS_PREFIX" flag:"nats-prefix" default:"roost" check:"nats_prefix" help:"starts every NATS subject and key-value bucket name, so clusters can share one NATS; letters, digits, '_' and '-'"`
+}
+
+// Cluster configures how a node of a cluster is reached by the others.
+type Cluster struct {
+	// AdvertiseURL is the http:// or https:// address at which the other
+	// nodes reach this node's listen address: they forward an HTTP
+	// fallback session's requests to the node that holds it. Zero value
+	// means derived from Addr ("http://" + Addr) when Addr names a host;
+	// with a wildcard Addr (":6001", "0.0.0.0:6001") nothing is derived and
+	// fallback sessions are not forwarded.
+	AdvertiseURL string `yaml:"advertise_url" env:"ROOST_CLUSTER_ADVERTISE_URL" flag:"cluster-advertise-url" default:"" check:"optional_http_url" help:"http(s)://host:port at which the other nodes reach this one, to forward HTTP fallback sessions to it; empty means http://addr when addr names a host"`
 }
 
 // AppStore configures the database apps are read from: a table with

@@ -56,6 +56,7 @@ func TestEveryFieldFromEnv(t *testing.T) {
 		"ROOST_REDIS_PREFIX=chat",
 		"ROOST_NATS_URL=", // with redis.url set, nats.url must stay empty
 		"ROOST_NATS_PREFIX=chat-nats",
+		"ROOST_CLUSTER_ADVERTISE_URL=http://10.0.0.5:6001",
 		"ROOST_APPS_URL=postgres://roost@db/roost",
 		"ROOST_APPS_TABLE=roost.apps",
 		"ROOST_APPS_REFRESH=3s",
@@ -87,6 +88,8 @@ func TestEveryFieldFromEnv(t *testing.T) {
 		"ROOST_WEBHOOK_TIMEOUT=3s",
 		"ROOST_WEBHOOK_RETRY_FOR=1m",
 		"ROOST_WEBHOOK_QUEUE_BYTES=1MiB",
+		"ROOST_WEBHOOK_OUTBOX=false",
+		"ROOST_NODE_TTL=6s",
 	}
 	// The same values as fullYAML, whose second app the environment cannot
 	// give: ROOST_APP_* define one app.

@@ -23,6 +23,7 @@ loops: 3
 activity_timeout: 60s
 pong_wait: 15s
 shutdown_timeout: 1m
+node_ttl: 6s
 gc_percent: 40
 limits:
   max_message_size: 32KiB
@@ -74,9 +75,11 @@ webhooks:
   timeout: 3s
   retry_for: 1m
   queue_bytes: 1MiB
+  outbox: false
 log: {level: debug, format: json}
 redis: {url: "redis://localhost:6379/0", prefix: chat}
 nats: {prefix: chat-nats}
+cluster: {advertise_url: "http://10.0.0.5:6001"}
 app_store: {url: "postgres://roost@db/roost", table: roost.apps, refresh: 3s, unknown_ttl: 1s, wait: 500ms}
 admin: {token: "0123456789abcdef0123"}
 dashboard: {enabled: false, console: false, requests_per_second: 7, console_events_per_second: 9}
@@ -95,7 +98,7 @@ func fullConfig() Config {
 		Loops:           3,
 		ActivityTimeout: 60 * time.Second,
 		PongWait:        15 * time.Second,
-		ShutdownTimeout: time.Minute, GCPercent: 40,
+		ShutdownTimeout: time.Minute, NodeTTL: 6 * time.Second, GCPercent: 40,
 		Limits: Limits{
 			MaxMessageSize: 32 << 10, MaxBodySize: 2e6, MaxEventData: 20480, WriteBacklog: 512 << 10,
 			WriteBacklogTotal: 32 << 20, SendBuffer: 64 << 10,
@@ -114,10 +117,11 @@ func fullConfig() Config {
 			{ID: "app-2", Key: "k2", Secret: "s2", Enabled: &t, MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024},
 		},
 		Webhooks: Webhooks{Delay: 2 * time.Second, BatchWait: 100 * time.Millisecond, BatchMax: 20,
-			Timeout: 3 * time.Second, RetryFor: time.Minute, QueueBytes: 1 << 20},
-		Log:   Log{Level: "debug", Format: "json"},
-		Redis: Redis{URL: "redis://localhost:6379/0", Prefix: "chat"},
-		NATS:  NATS{Prefix: "chat-nats"},
+			Timeout: 3 * time.Second, RetryFor: time.Minute, QueueBytes: 1 << 20, Outbox: &f},
+		Log:     Log{Level: "debug", Format: "json"},
+		Redis:   Redis{URL: "redis://localhost:6379/0", Prefix: "chat"},
+		NATS:    NATS{Prefix: "chat-nats"},
+		Cluster: Cluster{AdvertiseURL: "http://10.0.0.5:6001"},
 		AppStore: AppStore{URL: "postgres://roost@db/roost", Table: "roost.apps", Refresh: 3 * time.Second,
 			UnknownTTL: time.Second, Wait: 500 * time.Millisecond},
 		Admin:     Admin{Token: "0123456789abcdef0123"},
@@ -152,7 +156,7 @@ func TestDefault(t *testing.T) {
 		Addr: "127.0.0.1:6001", Transport: "auto", Loops: runtime.GOMAXPROCS(0),
 		TLS: TLS{WatchInterval: 10 * time.Second,
 			ACME: ACME{DirectoryURL: "https://acme-v02.api.letsencrypt.org/directory", HTTPAddr: ":80"}},
-		ActivityTimeout: 120 * time.Second, PongWait: 30 * time.Second, ShutdownTimeout: 10 * time.Second, GCPercent: 50,
+		ActivityTimeout: 120 * time.Second, PongWait: 30 * time.Second, ShutdownTimeout: 10 * time.Second, NodeTTL: 15 * time.Second, GCPercent: 50,
 		Limits: Limits{
 			MaxMessageSize: 65536, MaxBodySize: 1 << 20, MaxEventData: 10240, WriteBacklog: 1 << 20, SendBuffer: 128 << 10,
 			WriteTimeout: 10 * time.Second, HandshakeTimeout: 5 * time.Second,
@@ -164,7 +168,7 @@ func TestDefault(t *testing.T) {
 		Apps: []App{{ID: "app-id", Key: "app-key", Secret: "app-secret", Enabled: &enabled, ClientEvents: true,
 			MaxPresenceMembers: 100, MaxPresenceUserInfo: 1024}},
 		Webhooks: Webhooks{Delay: 3 * time.Second, BatchWait: 250 * time.Millisecond, BatchMax: 50,
-			Timeout: 5 * time.Second, RetryFor: 5 * time.Minute, QueueBytes: 8 << 20},
+			Timeout: 5 * time.Second, RetryFor: 5 * time.Minute, QueueBytes: 8 << 20, Outbox: &enabled},
 		Log:       Log{Level: "info", Format: "text"},
 		Redis:     Redis{Prefix: "roost"},
 		NATS:      NATS{Prefix: "roost"},

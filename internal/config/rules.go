@@ -45,6 +45,12 @@ var ruleMakers = map[string]func(arg string) (rule, error){
 	"sql_name":     noArg(sqlName),
 	"token":        noArg(token),
 	"http_url":     noArg(httpURL),
+	"optional_http_url": noArg(func(v any) error {
+		if v.(string) == "" {
+			return nil
+		}
+		return httpURL(v)
+	}),
 
 	"nats_url":    noArg(natsURL),
 	"nats_prefix": noArg(natsPrefix),

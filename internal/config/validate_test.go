@@ -25,6 +25,8 @@ func TestValidationErrorsNameTheFieldAndSource(t *testing.T) {
 		{"tls: {acme: {domains: [a.example], cache_dir: /c, directory_url: \"ftp://x\"}}\n", nil, "config: tls.acme.directory_url (line 1): "},
 		{"", []string{"ROOST_TLS_ACME_HTTP_ADDR=80"}, "config: tls.acme.http_addr (ROOST_TLS_ACME_HTTP_ADDR): want host:port"},
 		{"tls: {watch_interval: -1s}\n", nil, "config: tls.watch_interval (line 1): must be > 0"},
+		{"cluster: {advertise_url: \"10.0.0.5:6001\"}\n", nil, `config: cluster.advertise_url (line 1): "10.0.0.5:6001" is not an http:// or https:// URL`},
+		{"", []string{"ROOST_CLUSTER_ADVERTISE_URL=ftp://x"}, `config: cluster.advertise_url (ROOST_CLUSTER_ADVERTISE_URL): "ftp://x" is not an http://`},
 		{"\n\nloops: -1\n", nil, "config: loops (line 3): must be >= 0, got -1"},
 		{"activity_timeout: 1500ms\n", nil, "config: activity_timeout (line 1): must be a whole number of seconds, at least 1s, got 1.5s"},
 		{"activity_timeout: -10s\n", nil, "config: activity_timeout (line 1): must be a whole number of seconds"},

@@ -71,7 +71,16 @@ type Webhooks struct {
 	// QueueBytes bounds each app's queued events, in bytes of JSON; when
 	// full, the oldest are dropped and counted.
 	QueueBytes int `yaml:"queue_bytes" env:"ROOST_WEBHOOK_QUEUE_BYTES" default:"8MiB" unit:"bytes" check:"positive" help:"queued webhook events per app; when full the oldest are dropped and counted"`
+	// Outbox keeps, in a cluster, every event in the cluster's store until
+	// it is delivered, so that the node that reaps a dead node delivers
+	// what it had queued or held (docs/webhooks.md, "Durable on a
+	// cluster"). It costs a store write per event and URL. No effect on a
+	// single node.
+	Outbox *bool `yaml:"outbox" env:"ROOST_WEBHOOK_OUTBOX" default:"true" help:"in a cluster, keep each webhook event in the cluster's store until it is delivered, so that another node delivers a dead node's events"`
 }
+
+// OutboxOn reports whether webhooks.outbox is on (its default).
+func (w Webhooks) OutboxOn() bool { return w.Outbox == nil || *w.Outbox }
 
 // httpURL checks a webhook URL is an absolute http:// or https:// URL with a
 // host.

@@ -29,6 +29,9 @@ type Event struct {
 	Size   int    `json:"size,omitempty"`
 	User   string `json:"user_id,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// Transport is what carries a new connection: "websocket",
+	// "xhr_streaming" or "xhr_polling".
+	Transport string `json:"transport,omitempty"`
 	// Hidden says the data was left out: an encrypted channel.
 	Hidden bool `json:"hidden,omitempty"`
 	// URL is a webhook's URL without credentials or query; Events the
@@ -157,8 +160,8 @@ func (c *console) emit(e Event) {
 	}
 }
 
-func (c *console) Connected(app, socketID string) {
-	c.emit(Event{Type: typeConnected, App: app, SocketID: socketID})
+func (c *console) Connected(app, socketID, transport string) {
+	c.emit(Event{Type: typeConnected, App: app, SocketID: socketID, Transport: transport})
 }
 
 func (c *console) Disconnected(app, socketID, reason string) {

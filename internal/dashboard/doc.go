@@ -1,5 +1,6 @@
 // Package dashboard serves roost's web dashboard at /dashboard: live
-// figures of the node with fifteen minutes of history, the apps and their
+// figures of the node with fifteen minutes of history, each app's webhook
+// figures (the counters /metrics reports), the apps and their
 // occupied channels, a debug console that streams connections,
 // subscriptions and events as they happen, and an event creator.
 //

@@ -9,6 +9,7 @@ import (
 
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/hub"
+	"github.com/roostproject/roost/internal/metrics"
 	"github.com/roostproject/roost/internal/pusher"
 )
 
@@ -25,10 +26,13 @@ func (d *Dashboard) session(w http.ResponseWriter, _ *http.Request) {
 }
 
 // overview answers GET /dashboard/api/overview: the samples of the last
-// fifteen minutes, oldest first, the figures now, and in a cluster every
-// node's latest sample.
+// fifteen minutes, oldest first, the figures now, each app's webhook
+// figures now, and in a cluster every node's latest sample.
 func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request) {
-	out := map[string]any{"node": d.cfg.Node, "now": d.history.current(), "samples": d.history.samples()}
+	var snap metrics.Snapshot
+	d.cfg.Snapshot(&snap)
+	out := map[string]any{"node": d.cfg.Node, "now": d.history.current(), "samples": d.history.samples(),
+		"webhooks": webhookViews(&snap)}
 	if d.cfg.Loaded != nil {
 		l := d.cfg.Loaded()
 		out["config"] = map[string]any{"loaded": l.LastSuccess.UnixMilli(), "last_reload_failed": l.Failed}

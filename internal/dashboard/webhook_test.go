@@ -2,14 +2,17 @@ package dashboard
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/roostproject/roost/internal/config"
+	"github.com/roostproject/roost/internal/metrics"
 	"github.com/roostproject/roost/internal/webhook"
 )
 
@@ -33,7 +36,7 @@ apps:
 	f := newFixture(t, token, false)
 	w := webhook.New(webhook.Options{Apps: cfg.Apps, Settings: cfg.Webhooks, Node: "1",
 		Delivered: f.d.console.WebhookDelivered, Logger: slog.New(slog.DiscardHandler)})
-	w.Start(nil)
+	w.Start(nil, nil)
 	defer w.Close(context.Background())
 
 	events := f.stream(t, "app=shop")
@@ -52,5 +55,34 @@ apps:
 	}
 	if s := e.URL + e.Reason; strings.Contains(s, hookSecret) {
 		t.Errorf("console shows the webhook URL's credentials: %+v", e)
+	}
+}
+
+// TestOverviewShowsEachAppsWebhookFigures: the overview carries, per app,
+// the webhook counters the metrics snapshot holds, each under its own name.
+func TestOverviewShowsEachAppsWebhookFigures(t *testing.T) {
+	f := newFixture(t, token, false, func(c *Config) {
+		c.Snapshot = func(s *metrics.Snapshot) {
+			s.Webhooks = []metrics.Webhook{{App: "shop", Sent: 1, FailedAttempts: 2, Retried: 3, Queued: 4, Outboxed: 5,
+				Adopted: 6, OldestSeconds: 7.5, Dropped: map[string]int64{"retry_expired": 8, "queue_full": 9}}}
+		}
+	})
+	code, body := f.request(t, "GET", "/dashboard/api/overview", "Bearer "+token, "")
+	if code != http.StatusOK {
+		t.Fatalf("overview: %d %s", code, body)
+	}
+	var got struct{ Webhooks []webhookView }
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := []webhookView{{App: "shop", Sent: 1, Failed: 2, Retried: 3, Queued: 4, Outbox: 5, Adopted: 6, OldestSeconds: 7.5,
+		Dropped: map[string]int64{"retry_expired": 8, "queue_full": 9}}}
+	if !reflect.DeepEqual(got.Webhooks, want) {
+		t.Errorf("overview webhooks = %+v, want %+v", got.Webhooks, want)
+	}
+	for _, k := range []string{`"sent":1`, `"failed":2`, `"retried":3`, `"queued":4`, `"outbox":5`, `"adopted":6`, `"oldest_s":7.5`} {
+		if !strings.Contains(body, k) {
+			t.Errorf("overview has no %s: %s", k, body)
+		}
 	}
 }

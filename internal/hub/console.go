@@ -10,8 +10,10 @@ package hub
 // and a nil check when nobody watches, so an unwatched console costs the
 // publish and connection paths nothing else.
 type Console interface {
-	// Connected is a new connection of app with socketID.
-	Connected(app, socketID string)
+	// Connected is a new connection of app with socketID, carried by
+	// transport: "websocket", or pusher-js's HTTP fallbacks "xhr_streaming"
+	// and "xhr_polling".
+	Connected(app, socketID, transport string)
 	// Disconnected is the end of a connection; reason is one of the labels
 	// of roost_connections_closed_total (client, timeout, ...).
 	Disconnected(app, socketID, reason string)

@@ -3,8 +3,11 @@ package hub
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/roostproject/roost/internal/pusher"
 )
 
 // Subscription counts (Pusher "Subscription counting"): after every change a
@@ -37,7 +40,7 @@ type countState struct {
 	counted  atomic.Bool // CountChanged was called: the app counts the channel
 	settle   *time.Timer
 	settling bool // the next read is the settle read
-	sent     int  // the count this node last published
+	sent     int  // the count last published by this node or delivered here
 }
 
 // CountChanged sends ch's new subscription count to its subscribers, now or,
@@ -125,8 +128,8 @@ func (h *Hub) sendCounts(ctx context.Context, ch *Channel) {
 		n, err := h.counts.Count(ctx, ch.app.id, ch.name)
 		if err == nil && n > 0 && h.countNews(ch, n) {
 			h.observer.SubscriptionCount(ch.app.id, ch.name, n)
-			data := `{"subscription_count":` + strconv.Itoa(n) + `}`
-			h.broker.Publish(&Message{App: ch.app.id, Channel: ch.name, Event: "pusher_internal:subscription_count", Data: data})
+			data := countPrefix + strconv.Itoa(n) + `}`
+			h.broker.Publish(&Message{App: ch.app.id, Channel: ch.name, Event: pusher.EventSubscriptionCount, Data: data})
 		}
 		ch.mu.Lock()
 		c := &ch.extra().counts
@@ -140,9 +143,10 @@ func (h *Hub) sendCounts(ctx context.Context, ch *Channel) {
 }
 
 // countNews reports whether count n of ch is to be published: always after
-// a change, and after the settle read only if this node last published
-// another count (its subscribers, and the webhook, have this one already
-// unless another node's stale count came later, which that node corrects).
+// a change, and after the settle read only if the count this node's
+// subscribers were last given, by whichever node, is another (they, and
+// the webhook, have this one already unless another node's stale count
+// comes later, which that node's settle read corrects).
 func (h *Hub) countNews(ch *Channel, n int) bool {
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
@@ -156,10 +160,31 @@ func (h *Hub) countNews(ch *Channel, n int) bool {
 	return true
 }
 
+// countPrefix is the data of a subscription_count event up to the count.
+const countPrefix = `{"subscription_count":`
+
+// countDelivered records count data, a subscription_count event delivered
+// to ch's subscribers here, as the count they were last given. Another
+// node's count goes to them as well as this node's, and after a reap or an
+// outage the node that published it may be gone: the settle read and
+// recount must compare with what the subscribers have, not with what this
+// node published. A channel this node does not count (no extra yet) is
+// left alone: neither read looks at it.
+func countDelivered(ch *Channel, data string) {
+	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(data, countPrefix), "}"))
+	x := ch.x.Load()
+	if err != nil || x == nil {
+		return
+	}
+	ch.mu.Lock()
+	x.counts.sent = n
+	ch.mu.Unlock()
+}
+
 // recount reads and sends again the count of every channel with local
 // subscribers that is counted: after an outage, the counts read meanwhile
 // were this node's alone, or failed. Like the settle read, it publishes
-// only a count other than the one this node last published.
+// only a count other than the one its subscribers were last given.
 func (h *Hub) recount() {
 	for _, ch := range h.channels(func(ch *Channel) bool {
 		x := ch.x.Load()

@@ -95,26 +95,54 @@ func TestCountSettlesAfterTheLastChange(t *testing.T) {
 	})
 }
 
+// settledHub returns a hub on a store elsewhere that counts 1 on channel
+// news, which the hub counts and has published, read again once settled;
+// it is to be called inside a synctest bubble.
+func settledHub() (*Hub, *farCounts, *lockedBroker) {
+	h := newTestHub(1)
+	far := &farCounts{n: 1}
+	h.SetState(State{Counts: far})
+	b := &lockedBroker{}
+	h.SetBroker(b)
+	h.CountChanged(h.Acquire("app", "news"))
+	time.Sleep(countSettle)
+	synctest.Wait()
+	return h, far, b
+}
+
 // TestReconcileSendsCountsAgain: the count sent while the store was away
 // was this node's alone; after the outage the other nodes' shares are
 // back and Reconcile sends the cluster's count, on counted channels only.
 func TestReconcileSendsCountsAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newTestHub(1)
-		far := &farCounts{n: 1}
-		h.SetState(State{Counts: far})
-		b := &lockedBroker{}
-		h.SetBroker(b)
-		h.CountChanged(h.Acquire("app", "news"))
+		h, far, b := settledHub()
 		h.Acquire("app", "uncounted")
-		time.Sleep(countSettle)
-		synctest.Wait()
 		b.take()
 		far.set(3) // the store is back with the other nodes' subscribers
 		h.Reconcile(context.Background(), true)
 		synctest.Wait()
 		if got := b.take(); !slices.Equal(got, []string{`{"subscription_count":3}`}) {
 			t.Fatalf("published %q on Reconcile, want the cluster's count of 3 once", got)
+		}
+	})
+}
+
+// TestReconcileCorrectsAnotherNodesCount: this node published 1, then
+// another node's subscriber made it 2 and that node's count was delivered
+// here. The other node dies and its share is reaped: the store says 1
+// again, what this node last published, yet its subscribers were last
+// given 2, so Reconcile sends the 1.
+func TestReconcileCorrectsAnotherNodesCount(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h, _, b := settledHub()
+		if got := b.take(); !slices.Equal(got, []string{`{"subscription_count":1}`}) {
+			t.Fatalf("published %q, want the count of 1 once", got)
+		}
+		h.Deliver(&Message{App: "app", Channel: "news", Event: "pusher_internal:subscription_count", Data: `{"subscription_count":2}`})
+		h.Reconcile(context.Background(), true)
+		synctest.Wait()
+		if got := b.take(); !slices.Equal(got, []string{`{"subscription_count":1}`}) {
+			t.Fatalf("published %q on Reconcile after another node's 2, want the store's 1", got)
 		}
 	})
 }

@@ -29,11 +29,11 @@ func (c memoryCounts) Channels(_ context.Context, app, prefix string) (map[strin
 	h := c.h
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	counts := make(map[string]int)
 	a := h.apps[app]
 	if a == nil {
-		return counts, nil
+		return map[string]int{}, nil
 	}
+	counts := make(map[string]int, a.table.n) // sized once: no rehash while the lock is held
 	for ch := range a.table.all() {
 		if strings.HasPrefix(ch.name, prefix) {
 			counts[ch.name] = ch.Count()

@@ -76,6 +76,7 @@ type Hub struct {
 	users    Users
 	counts   Counts
 	cache    Cache
+	tally    Tally
 	inline   bool          // every store is the hub's own, in memory
 	wait     time.Duration // Config.StoreWait
 	late     atomic.Bool   // a WaitStored ran out, and no mark was answered since (see stored.go)
@@ -119,6 +120,7 @@ func New(cfg Config, node uint64) *Hub {
 		presence: NewMemoryPresence(),
 		users:    NewMemoryUsers(),
 		cache:    NewMemoryCache(cfg.Now),
+		tally:    alone{},
 		shards:   make([]Shard, cfg.Shards),
 		locks:    make([]sync.Mutex, cfg.Shards),
 		apps:     make(map[string]*appChannels),

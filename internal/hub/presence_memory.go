@@ -88,6 +88,15 @@ func (p *MemoryPresence) Members(_ context.Context, app, channel string) ([]Memb
 	return out, nil
 }
 
+// MemberCount returns how many distinct members a channel has.
+func (p *MemoryPresence) MemberCount(_ context.Context, app, channel string) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.channels[channelKey{app, channel}]), nil
+}
+
+var _ memberCounter = (*MemoryPresence)(nil)
+
 // Each calls f for every member with its number of connections (a cluster
 // node writes its share again from it). f must not call back into p.
 func (p *MemoryPresence) Each(f func(app, channel string, m Member, conns int)) {

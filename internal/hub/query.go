@@ -2,7 +2,7 @@ package hub
 
 import (
 	"context"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/roostproject/roost/internal/pusher"
@@ -53,16 +53,30 @@ func (h *Hub) Channels(ctx context.Context, app, prefix string) ([]ChannelStats,
 		}
 		st := ChannelStats{Name: name, Occupied: true, SubscriptionCount: n}
 		if pusher.KindOf(name).IsPresence() {
-			members, err := h.presence.Members(ctx, app, name)
-			if err != nil {
+			if st.UserCount, err = h.userCount(ctx, app, name); err != nil {
 				return nil, unavailable(err)
 			}
-			st.UserCount = len(members)
 		}
 		out = append(out, st)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	slices.SortFunc(out, func(x, y ChannelStats) int { return strings.Compare(x.Name, y.Name) })
 	return out, nil
+}
+
+// memberCounter is implemented by a Presence that can count a channel's
+// members without listing them (MemoryPresence): a listing of many
+// presence channels then copies and sorts no member list.
+type memberCounter interface {
+	MemberCount(ctx context.Context, app, channel string) (int, error)
+}
+
+// userCount returns how many distinct members a presence channel has.
+func (h *Hub) userCount(ctx context.Context, app, channel string) (int, error) {
+	if mc, ok := h.presence.(memberCounter); ok {
+		return mc.MemberCount(ctx, app, channel)
+	}
+	members, err := h.presence.Members(ctx, app, channel)
+	return len(members), err
 }
 
 // Users returns the ids of the members of a presence channel.

@@ -1,8 +1,8 @@
 package hub
 
 // State is what the nodes of a cluster share besides messages, split by
-// concern: presence members, signed-in users, subscription counts and cache
-// channels. Each is a small interface with an in-memory implementation,
+// concern: presence members, signed-in users, subscription counts, cache
+// channels and the apps' connections. Each is a small interface with an in-memory implementation,
 // which is the single-node default; a cluster replaces them with versions
 // that consult a shared store.
 //
@@ -17,6 +17,7 @@ type State struct {
 	Users    Users
 	Counts   Counts
 	Cache    Cache
+	Tally    Tally // never waits, so it does not make the hub call off the loops
 }
 
 // inMemory is implemented by the hub's own stores: they answer at once from
@@ -40,6 +41,9 @@ func (h *Hub) SetState(s State) {
 	}
 	if s.Cache != nil {
 		h.cache = s.Cache
+	}
+	if s.Tally != nil {
+		h.tally = s.Tally
 	}
 	h.inline = isInMemory(h.presence) && isInMemory(h.users) && isInMemory(h.counts) && isInMemory(h.cache)
 }

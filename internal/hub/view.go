@@ -152,6 +152,8 @@ func (h *Hub) observe(ch *Channel, m *Message, frame []byte) bool {
 			defer ch.mu.Unlock()
 			return ch.extra().presence().apply(change{m: member, add: m.Event == pusher.EventMemberAdded})
 		}
+	case m.Event == pusher.EventSubscriptionCount:
+		countDelivered(ch, m.Data)
 	case ch.kind().IsCache() && cacheable(m):
 		ch.mu.Lock()
 		*ch.extra().last() = cached{known: true, frame: frame, expires: h.now().Add(CacheTTL)}

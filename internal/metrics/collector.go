@@ -20,6 +20,7 @@ type descs struct {
 	messagesIn, messagesOut, bytesIn, bytesOut *prometheus.Desc
 	clusterUp, clusterDropped, clusterDupes    *prometheus.Desc
 	refused, maxConnections, timeouts          *prometheus.Desc
+	backlog, backlogLimit                      *prometheus.Desc
 	configOK, configTime                       *prometheus.Desc
 	webhooks                                   *webhookDescs
 }
@@ -29,7 +30,7 @@ func newDescs(version string) *descs {
 	return &descs{
 		build: prometheus.NewDesc("roost_build_info", "Always 1; the label says which roost version runs.",
 			nil, prometheus.Labels{"version": version}),
-		connections: prometheus.NewDesc("roost_connections", "WebSocket connections served now, by transport.", t, nil),
+		connections: prometheus.NewDesc("roost_connections", "Connections served now, by transport (epoll, portable; xhr_streaming, xhr_polling: HTTP fallback sessions).", t, nil),
 		handshakes: prometheus.NewDesc("roost_handshakes_total",
 			"WebSocket handshakes since start: accepted (handed to a transport) or refused (HTTP error, unknown app, bad protocol).",
 			[]string{"result"}, nil),
@@ -44,13 +45,17 @@ func newDescs(version string) *descs {
 		bytesIn:  prometheus.NewDesc("roost_received_bytes_total", "Bytes read from client sockets.", t, nil),
 		bytesOut: prometheus.NewDesc("roost_sent_bytes_total", "Bytes written or queued to client sockets.", t, nil),
 		refused: prometheus.NewDesc("roost_handshakes_refused_total",
-			"WebSocket handshakes refused since start, by reason: over a cap (connections, ip_connections, rate, ip_rate, memory, descriptors: HTTP 503), origin (403), invalid (4xx), app (a Pusher error code).",
-			[]string{"reason"}, nil),
+			"Sessions refused since start (WebSocket handshakes, and HTTP fallback sessions), by transport and reason: over a cap (connections, ip_connections, rate, ip_rate, memory, descriptors: HTTP 503), origin (403), invalid (4xx), app (a Pusher error code).",
+			[]string{"transport", "reason"}, nil),
 		maxConnections: prometheus.NewDesc("roost_connections_limit",
 			"The node's cap on WebSocket connections (limits.max_connections, or the one derived from the file limit); 0 means none.", nil, nil),
 		timeouts: prometheus.NewDesc("roost_handshake_timeouts_total",
 			"Connections closed because their first HTTP request (a WebSocket handshake or an API call), or their TLS handshake, did not arrive within limits.handshake_timeout.",
 			nil, nil),
+		backlog: prometheus.NewDesc("roost_write_backlog_bytes",
+			"Bytes queued for slow clients over every connection, against roost_write_backlog_limit_bytes.", nil, nil),
+		backlogLimit: prometheus.NewDesc("roost_write_backlog_limit_bytes",
+			"The node's budget for bytes queued for slow clients (limits.write_backlog_total); past it the largest backlogs are closed with 4100. 0: unbounded.", nil, nil),
 		clusterUp: prometheus.NewDesc("roost_cluster_up",
 			"1 while this cluster node reaches Redis, 0 while it serves local connections only.", nil, nil),
 		clusterDropped: prometheus.NewDesc("roost_cluster_dropped_total",
@@ -88,7 +93,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	d := c.d
 	for _, x := range []*prometheus.Desc{d.build, d.connections, d.handshakes, d.closed, d.subscriptions,
 		d.channels, d.messagesIn, d.messagesOut, d.bytesIn, d.bytesOut, d.clusterUp, d.clusterDropped, d.clusterDupes,
-		d.refused, d.maxConnections, d.timeouts, d.configOK, d.configTime} {
+		d.refused, d.maxConnections, d.timeouts, d.backlog, d.backlogLimit, d.configOK, d.configTime} {
 		ch <- x
 	}
 	d.webhooks.describe(ch)
@@ -110,10 +115,12 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(d.handshakes, prometheus.CounterValue, float64(accepted), "accepted")
 	ch <- prometheus.MustNewConstMetric(d.handshakes, prometheus.CounterValue, float64(s.HandshakesRefused), "refused")
 	for _, r := range s.Refused {
-		ch <- prometheus.MustNewConstMetric(d.refused, prometheus.CounterValue, float64(r.Count), r.Reason)
+		ch <- prometheus.MustNewConstMetric(d.refused, prometheus.CounterValue, float64(r.Count), r.Transport, r.Reason)
 	}
 	ch <- prometheus.MustNewConstMetric(d.maxConnections, prometheus.GaugeValue, float64(s.MaxConnections))
 	ch <- prometheus.MustNewConstMetric(d.timeouts, prometheus.CounterValue, float64(s.HandshakeTimeouts))
+	ch <- prometheus.MustNewConstMetric(d.backlog, prometheus.GaugeValue, float64(s.WriteBacklog))
+	ch <- prometheus.MustNewConstMetric(d.backlogLimit, prometheus.GaugeValue, float64(s.WriteBacklogLimit))
 	if s.Cluster != nil {
 		up := 0.0
 		if s.Cluster.Up {

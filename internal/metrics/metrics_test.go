@@ -39,9 +39,10 @@ func fakeSource(s *Snapshot) {
 	ep.Closed[connstats.Slow] = 4
 	s.Transports = append(s.Transports, ep, Transport{Name: "portable", Counts: connstats.Counts{Open: 1, Accepted: 1}})
 	s.Cluster = &Cluster{Up: true, Dropped: 6, Duplicates: 5}
-	s.Refused = []Refusal{{"connections", 1}, {"origin", 1}}
+	s.Refused = []Refusal{{"epoll", "connections", 1}, {"xhr_streaming", "origin", 1}}
 	s.MaxConnections = 960
 	s.HandshakeTimeouts = 8
+	s.WriteBacklog, s.WriteBacklogLimit = 4096, 1<<20
 	s.Config = ConfigLoad{LastSuccess: time.Unix(1700000000, 500_000_000), Failed: true}
 	s.Webhooks = []Webhook{{App: "a", Sent: 8, FailedAttempts: 3, Retried: 2, Queued: 1, OldestSeconds: 1.5,
 		Dropped: map[string]int64{"queue_full": 4}, Buckets: map[float64]uint64{0.1: 5, 1: 11}, Requests: 11, Seconds: 2.5}}
@@ -51,22 +52,24 @@ func fakeSource(s *Snapshot) {
 // alerts and `roost bench` depend on them.
 func TestNames(t *testing.T) {
 	want := map[string]string{
-		"roost_build_info":               "gauge",
-		"roost_connections":              "gauge",
-		"roost_handshakes_total":         "counter",
-		"roost_connections_closed_total": "counter",
-		"roost_subscriptions":            "gauge",
-		"roost_channels":                 "gauge",
-		"roost_messages_received_total":  "counter",
-		"roost_messages_delivered_total": "counter",
-		"roost_received_bytes_total":     "counter",
-		"roost_sent_bytes_total":         "counter",
-		"roost_cluster_up":               "gauge",
-		"roost_cluster_dropped_total":    "counter",
-		"roost_cluster_duplicates_total": "counter",
-		"roost_handshakes_refused_total": "counter",
-		"roost_connections_limit":        "gauge",
-		"roost_handshake_timeouts_total": "counter",
+		"roost_build_info":                "gauge",
+		"roost_connections":               "gauge",
+		"roost_handshakes_total":          "counter",
+		"roost_connections_closed_total":  "counter",
+		"roost_subscriptions":             "gauge",
+		"roost_channels":                  "gauge",
+		"roost_messages_received_total":   "counter",
+		"roost_messages_delivered_total":  "counter",
+		"roost_received_bytes_total":      "counter",
+		"roost_sent_bytes_total":          "counter",
+		"roost_cluster_up":                "gauge",
+		"roost_cluster_dropped_total":     "counter",
+		"roost_cluster_duplicates_total":  "counter",
+		"roost_handshakes_refused_total":  "counter",
+		"roost_connections_limit":         "gauge",
+		"roost_handshake_timeouts_total":  "counter",
+		"roost_write_backlog_bytes":       "gauge",
+		"roost_write_backlog_limit_bytes": "gauge",
 
 		"roost_config_last_reload_successful":                "gauge",
 		"roost_config_last_reload_success_timestamp_seconds": "gauge",
@@ -78,6 +81,8 @@ func TestNames(t *testing.T) {
 		"roost_webhook_queue_depth":              "gauge",
 		"roost_webhook_oldest_event_age_seconds": "gauge",
 		"roost_webhook_send_seconds":             "histogram",
+		"roost_webhook_outbox_depth":             "gauge",
+		"roost_webhook_adopted_total":            "counter",
 	}
 	got := types(scrape(t, SourceFunc(fakeSource)))
 	for name, typ := range want {
@@ -126,10 +131,12 @@ func TestValues(t *testing.T) {
 		`roost_cluster_up 1`,
 		`roost_cluster_dropped_total 6`,
 		`roost_cluster_duplicates_total 5`,
-		`roost_handshakes_refused_total{reason="connections"} 1`,
-		`roost_handshakes_refused_total{reason="origin"} 1`,
+		`roost_handshakes_refused_total{reason="connections",transport="epoll"} 1`,
+		`roost_handshakes_refused_total{reason="origin",transport="xhr_streaming"} 1`,
 		`roost_connections_limit 960`,
 		`roost_handshake_timeouts_total 8`,
+		`roost_write_backlog_bytes 4096`,
+		`roost_write_backlog_limit_bytes 1.048576e+06`,
 		`roost_config_last_reload_successful 0`,
 		`roost_config_last_reload_success_timestamp_seconds 1.7000000005e+09`,
 		`roost_webhook_sent_total{app="a"} 8`,

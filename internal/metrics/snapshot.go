@@ -8,7 +8,8 @@ import (
 
 // Transport is one transport's counters at the moment of a scrape.
 type Transport struct {
-	// Name is the transport label value: "epoll" or "portable".
+	// Name is the transport label value (admission.Transport): "epoll",
+	// "portable", "xhr_streaming" or "xhr_polling".
 	Name string
 	connstats.Counts
 }
@@ -22,17 +23,22 @@ type Snapshot struct {
 	Channels int
 	// Subscriptions is the number of (connection, channel) pairs.
 	Subscriptions int
-	// HandshakesRefused counts WebSocket handshakes answered with an HTTP
-	// error or a Pusher refusal (unknown app, bad protocol version).
+	// HandshakesRefused counts sessions refused with an HTTP error or in
+	// Pusher's terms (unknown app, bad protocol version), on every transport.
 	HandshakesRefused int64
-	// Refused breaks HandshakesRefused down by reason, every reason listed
-	// even at 0, in a fixed order.
+	// Refused breaks HandshakesRefused down by transport and reason, every
+	// reason of every transport listed even at 0, in a fixed order.
 	Refused []Refusal
 	// MaxConnections is the node's cap on WebSocket connections; 0 is none.
 	MaxConnections int
 	// HandshakeTimeouts counts connections closed because their first
 	// request did not arrive within the handshake timeout.
 	HandshakeTimeouts int64
+	// WriteBacklog is the bytes queued for slow clients over every
+	// connection now; WriteBacklogLimit the node's budget for them
+	// (limits.write_backlog_total), 0 when unbounded.
+	WriteBacklog      int64
+	WriteBacklogLimit int64
 	// Cluster is the node's link to the other nodes; nil on a single node.
 	Cluster *Cluster
 	// Webhooks holds one entry per app with webhooks.
@@ -52,10 +58,11 @@ type ConfigLoad struct {
 	Failed bool
 }
 
-// Refusal is the count of refused handshakes for one reason label.
+// Refusal is the count of refused handshakes for one transport and reason.
 type Refusal struct {
-	Reason string
-	Count  int64
+	Transport string
+	Reason    string
+	Count     int64
 }
 
 // Cluster describes a cluster node's link to Redis.

@@ -17,6 +17,9 @@ type Webhook struct {
 	// OldestSeconds is the age of the oldest event not yet delivered or
 	// dropped (waiting, or in a request being retried); 0 when there is none.
 	OldestSeconds float64
+	// Outboxed is the number of the node's records in the cluster's
+	// webhook outbox; Adopted counts events taken over from dead nodes.
+	Outboxed, Adopted int64
 	// Buckets maps each latency bucket's upper bound, in seconds, to the
 	// requests that took at most that long; Requests and Seconds are their
 	// count and sum.
@@ -27,7 +30,7 @@ type Webhook struct {
 
 // webhookDescs describe the per-app webhook metrics.
 type webhookDescs struct {
-	sent, failed, retried, dropped, queued, oldest, latency *prometheus.Desc
+	sent, failed, retried, dropped, queued, oldest, latency, outboxed, adopted *prometheus.Desc
 }
 
 func newWebhookDescs() *webhookDescs {
@@ -43,12 +46,16 @@ func newWebhookDescs() *webhookDescs {
 		queued: prometheus.NewDesc("roost_webhook_queue_depth", "Webhook events waiting to be sent, by app.", a, nil),
 		oldest: prometheus.NewDesc("roost_webhook_oldest_event_age_seconds",
 			"Age of the oldest webhook event not yet delivered or dropped, by app; 0 when there is none.", a, nil),
+		outboxed: prometheus.NewDesc("roost_webhook_outbox_depth",
+			"Webhook events of this node in the cluster's outbox (queued or held, not yet delivered or dropped), by app.", a, nil),
+		adopted: prometheus.NewDesc("roost_webhook_adopted_total",
+			"Webhook events taken over from dead nodes' outboxes, by app; each may arrive twice.", a, nil),
 		latency: prometheus.NewDesc("roost_webhook_send_seconds", "Time of each webhook request until its answer, by app.", a, nil),
 	}
 }
 
 func (d *webhookDescs) describe(ch chan<- *prometheus.Desc) {
-	for _, x := range []*prometheus.Desc{d.sent, d.failed, d.retried, d.dropped, d.queued, d.oldest, d.latency} {
+	for _, x := range []*prometheus.Desc{d.sent, d.failed, d.retried, d.dropped, d.queued, d.oldest, d.latency, d.outboxed, d.adopted} {
 		ch <- x
 	}
 }
@@ -61,6 +68,8 @@ func (d *webhookDescs) collect(ch chan<- prometheus.Metric, w *Webhook) {
 	counter(d.sent, w.Sent)
 	counter(d.failed, w.FailedAttempts)
 	counter(d.retried, w.Retried)
+	counter(d.adopted, w.Adopted)
+	ch <- prometheus.MustNewConstMetric(d.outboxed, prometheus.GaugeValue, float64(w.Outboxed), w.App)
 	for reason, n := range w.Dropped {
 		ch <- prometheus.MustNewConstMetric(d.dropped, prometheus.CounterValue, float64(n), w.App, reason)
 	}

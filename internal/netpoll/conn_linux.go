@@ -51,14 +51,18 @@ var _ ws.Handler = (*conn)(nil)
 // takeSlot returns a free index in the loop's tables, growing them when
 // none is free. Slots are the loop's own, dense from 0, so a loop's tables
 // grow with its connections, not with the process's highest descriptor.
-func (l *loop) takeSlot() int32 {
-	if n := len(l.free); n > 0 {
-		slot := l.free[n-1]
-		l.free = l.free[:n-1]
+func (l *loop) takeSlot() int32 { return takeFree(&l.conns, &l.free) }
+
+// takeFree returns an index of table that free lists, or grows table by
+// one nil entry when free is empty.
+func takeFree[T any](table *[]*T, free *[]int32) int32 {
+	if n := len(*free); n > 0 {
+		slot := (*free)[n-1]
+		*free = (*free)[:n-1]
 		return slot
 	}
-	l.conns = append(l.conns, nil)
-	return int32(len(l.conns) - 1)
+	*table = append(*table, nil)
+	return int32(len(*table) - 1)
 }
 
 // call lends the session the loop's environment and this connection.
@@ -186,7 +190,7 @@ func (c *conn) wrote(frame []byte, n int, err error) {
 // goes past the cap.
 func (c *conn) queue(b []byte) {
 	x := c.ext()
-	if c.flags&fClosing == 0 && c.l.cfg.Policy.Overflows(len(x.backlog), len(b)) {
+	if c.flags&fClosing == 0 && c.l.cfg.Policy.Overflows(x.backlog.Len(), len(b)) {
 		c.slow(b)
 		return
 	}
@@ -204,8 +208,8 @@ func (c *conn) queue(b []byte) {
 // frame starts on a frame boundary.
 func (c *conn) slow(b []byte) {
 	x := c.x
-	c.l.log.Warn("slow consumer closed", "backlog", len(x.backlog)+len(b))
-	if len(x.backlog) == 0 || c.flags&fTLS != 0 { // a TLS record must stay whole to decrypt
+	c.l.log.Warn("slow consumer closed", "backlog", x.backlog.Len()+len(b))
+	if x.backlog.Len() == 0 || c.flags&fTLS != 0 { // a TLS record must stay whole to decrypt
 		c.grow(b)
 	}
 	c.why.Set(connstats.Slow)
@@ -220,11 +224,11 @@ func (c *conn) slow(b []byte) {
 
 // flush writes the backlog when the socket can take more.
 func (c *conn) flush() {
-	if c.x == nil || len(c.x.backlog) == 0 || c.flags&fDead != 0 {
+	if !c.backlogged() || c.flags&fDead != 0 {
 		return
 	}
 	x := c.x
-	n, err := writeFD(int(c.fd), x.backlog)
+	n, err := x.backlog.write(int(c.fd))
 	if err == unix.EAGAIN || err == unix.EINTR {
 		return
 	}
@@ -236,9 +240,9 @@ func (c *conn) flush() {
 	if c.flags&fTLS == 0 {
 		x.advance(n)
 	}
-	c.account(-n)
-	x.backlog = x.backlog[:copy(x.backlog, x.backlog[n:])]
-	if len(x.backlog) == 0 {
+	x.backlog.pop(n)
+	c.recount()
+	if x.backlog.Len() == 0 {
 		c.armOut(false)
 		c.tidy()
 	}
@@ -318,6 +322,10 @@ func (c *conn) keep(rest []byte) {
 	if len(rest) > 0 || c.x != nil {
 		x := c.ext()
 		x.pending = append(x.pending[:0], rest...)
+		c.recount()
+		if c.flags&fClosing == 0 {
+			c.l.fit()
+		}
 	}
 	c.tidy()
 }

@@ -3,7 +3,8 @@
 // no buffer (docs/design.md, "The life of a connection"). The loops may also
 // accept connections and upgrade plain handshakes themselves
 // (handshake_linux.go), and serve TLS connections with their crypto/tls
-// state (tls_linux.go, Stream).
+// state (tls_linux.go, Stream), and hold the sockets of HTTP responses that
+// stay open once net/http has let them go (Hold, held_linux.go).
 //
 // A Poller runs one loop per configured core. Each loop owns its connections
 // outright: their session state, their timing-wheel entries and their write

@@ -41,11 +41,10 @@ func newTestPoller(tb testing.TB) *Poller {
 	return p
 }
 
-// newPingClient starts a one-loop poller and hands it one end of a
-// socket pair, as Add hands it an upgraded connection.
-func newPingClient(tb testing.TB) *pingClient {
-	p := newTestPoller(tb)
-	tb.Cleanup(func() { p.close() })
+// socketPair returns the two ends of a socket pair: the client's, closed
+// when the test ends, and the loop's, non-blocking.
+func socketPair(tb testing.TB) (client, server int) {
+	tb.Helper()
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		tb.Fatal(err)
@@ -54,8 +53,17 @@ func newPingClient(tb testing.TB) *pingClient {
 	if err := unix.SetNonblock(fds[1], true); err != nil {
 		tb.Fatal(err)
 	}
-	p.Add(fds[1], nil, &config.App{ID: "app", Key: "key"}, ws.State{})
-	c := &pingClient{fd: fds[0], buf: make([]byte, 4096),
+	return fds[0], fds[1]
+}
+
+// newPingClient starts a one-loop poller and hands it one end of a
+// socket pair, as Add hands it an upgraded connection.
+func newPingClient(tb testing.TB) *pingClient {
+	p := newTestPoller(tb)
+	tb.Cleanup(func() { p.close() })
+	client, server := socketPair(tb)
+	p.Add(server, nil, &config.App{ID: "app", Key: "key"}, ws.State{})
+	c := &pingClient{fd: client, buf: make([]byte, 4096),
 		ping: ws.AppendMaskedFrame(nil, ws.OpText, []byte(`{"event":"pusher:ping","data":{}}`), [4]byte{1, 2, 3, 4}),
 		pong: ws.AppendFrame(nil, ws.OpText, pusher.AppendPong(nil))}
 	if _, err := unix.Read(c.fd, c.buf); err != nil { // connection_established

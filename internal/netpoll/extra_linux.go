@@ -12,8 +12,9 @@ import (
 type extra struct {
 	pending []byte         // an incomplete frame, kept until the rest arrives
 	frag    []byte         // a fragmented message in progress (the decoder's buffer)
-	backlog []byte         // bytes the socket has not taken yet
+	backlog backlog        // bytes the socket has not taken yet (backlog_linux.go)
 	edge    int            // backlog[edge:] starts on a frame boundary (shed_linux.go)
+	counted int            // what the budget counts of the buffers: held() when last counted
 	blocked int64          // Unix ns since which the backlog has made no progress
 	from    netip.Addr     // a handshaking connection's client address
 	source  netip.AddrPort // the client its PROXY header named, if any
@@ -36,8 +37,11 @@ func (c *conn) ext() *extra {
 // tidy gives the extra back once nothing is pending.
 func (c *conn) tidy() {
 	x := c.x
-	if x == nil || len(x.pending) > 0 || x.frag != nil || len(x.backlog) > 0 {
+	if x == nil || len(x.pending) > 0 || x.frag != nil || x.backlog.Len() > 0 {
 		return
+	}
+	if x.counted != 0 {
+		c.recount()
 	}
 	c.x = nil
 	putExtra(x)
@@ -47,9 +51,10 @@ func putExtra(x *extra) {
 	if cap(x.pending) > maxPooled {
 		x.pending = nil
 	}
-	if cap(x.backlog) > maxPooled {
-		x.backlog = nil
+	chunks := x.backlog.chunks[:0] // emptied: the chunks went back to their pool
+	if cap(chunks)*chunkSize > maxPooled {
+		chunks = nil // the list of a backlog that was large
 	}
-	*x = extra{pending: x.pending[:0], backlog: x.backlog[:0]}
+	*x = extra{pending: x.pending[:0], backlog: backlog{chunks: chunks}}
 	extraPool.Put(x)
 }

@@ -18,7 +18,8 @@ import (
 )
 
 // wakeSlot is the epoll event data of the loop's eventfd; connections use
-// their slot (>= 0), the listening socket listenSlot.
+// their slot (>= 0), the listening socket listenSlot, held sockets what
+// heldEvent makes of theirs.
 const wakeSlot = -1
 
 // readBufferSize is the size of each loop's shared read buffer.
@@ -63,6 +64,8 @@ type loop struct {
 	conns     []*conn     // by slot
 	tlsConns  []*tls.Conn // by slot, for TLS connections; nil until the loop has one
 	free      []int32     // slots of closed connections, for reuse
+	held      []*Held     // by held slot (held_linux.go)
+	freeHeld  []int32     // held slots free for reuse
 	wheel     *wheel.Wheel
 	buf       []byte
 	now       int64 // Unix nanoseconds at the last wake-up
@@ -73,9 +76,10 @@ type loop struct {
 	resuming  []*conn // the previous turn's deferred, being resumed
 	draining  bool
 	local     counters
-	queued    int64  // bytes in the loop's backlogs (shed_linux.go)
-	sheddable int64  // of which in connections not shed yet
-	uring     *uring // with Config.Uring: deliveries' sends, batched (uring_linux.go)
+	queued    int64   // bytes in the loop's backlogs (shed_linux.go)
+	sheddable int64   // of which in connections not shed yet
+	shedding  []*conn // the largest backlogs, reused by each shedding pass (shed_linux.go)
+	uring     *uring  // with Config.Uring: deliveries' sends, batched (uring_linux.go)
 
 	// The listening socket, when the loop accepts (handshake_linux.go).
 	lfd         int        // -1 once Unlisten closed it
@@ -89,6 +93,7 @@ type loop struct {
 	heldBack    bool                // not accepting while handshakes is at its share
 
 	count   atomic.Int64 // connections, readable by anyone
+	holding atomic.Int64 // held sockets (Poller.Hold), not yet closed
 	drained chan struct{}
 	stopped chan struct{}
 
@@ -208,6 +213,12 @@ func (l *loop) event(ev unix.EpollEvent) bool {
 		l.accept()
 		return false
 	}
+	if slot := heldSlot(ev.Fd); slot >= 0 {
+		if h := l.held[slot]; h != nil {
+			h.event(ev.Events)
+		}
+		return false
+	}
 	c := l.conns[ev.Fd]
 	if c == nil {
 		return false
@@ -272,7 +283,7 @@ func (l *loop) drainAll() {
 }
 
 func (l *loop) checkDrained() {
-	if l.draining && l.count.Load() == 0 {
+	if l.draining && l.count.Load() == 0 && l.holding.Load() == 0 {
 		select {
 		case <-l.drained:
 		default:
@@ -288,6 +299,7 @@ func (l *loop) stop() {
 			l.kill(c, connstats.Server)
 		}
 	}
+	l.endHeld()
 	l.reap()
 	l.local.flush(l.cfg.Stats)
 	l.closeFDs()

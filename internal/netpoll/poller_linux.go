@@ -102,6 +102,15 @@ func (p *Poller) Len() int {
 	return n
 }
 
+// Holding returns the number of sockets the loops hold for Hold.
+func (p *Poller) Holding() int {
+	n := 0
+	for _, l := range p.loops {
+		n += int(l.holding.Load())
+	}
+	return n
+}
+
 // DisableApp closes every connection of the app with id appID with 4003,
 // each on its own loop. It does not wait.
 func (p *Poller) DisableApp(appID string) {
@@ -117,8 +126,9 @@ func (p *Poller) DisableApp(appID string) {
 }
 
 // Shutdown asks every connection to reconnect elsewhere (pusher:error and
-// close 4200), waits until they are gone or ctx ends, then closes whatever
-// is left and stops the loops.
+// close 4200), waits until they and the held sockets (whose feeds are told
+// to end by their owner) are gone or ctx ends, then closes whatever is left
+// and stops the loops.
 func (p *Poller) Shutdown(ctx context.Context) error {
 	for _, l := range p.loops {
 		l.post(op{kind: opDrain})

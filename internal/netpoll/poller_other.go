@@ -37,6 +37,27 @@ func CloseDup(int) {}
 // Add is never called on this platform.
 func (*Poller) Add(int, []byte, *config.App, ws.State) {}
 
+// Held is a socket a loop holds; there are none on this platform.
+type Held struct{}
+
+// Hold is never called on this platform.
+func (*Poller) Hold(int, Feed) *Held { return nil }
+
+// HoldTLS is never called on this platform.
+func (*Poller) HoldTLS(int, *tls.Conn, Feed) *Held { return nil }
+
+// Wake does nothing.
+func (*Held) Wake() {}
+
+// End does nothing.
+func (*Held) End() {}
+
+// Blocked returns the zero time.
+func (*Held) Blocked() time.Time { return time.Time{} }
+
+// Holding returns 0.
+func (*Poller) Holding() int { return 0 }
+
 // Len returns 0.
 func (*Poller) Len() int { return 0 }
 

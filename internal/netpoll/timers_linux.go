@@ -28,7 +28,7 @@ func (c *conn) deadline() int64 {
 }
 
 // backlogged reports whether the connection has bytes the socket has not taken.
-func (c *conn) backlogged() bool { return c.x != nil && len(c.x.backlog) > 0 }
+func (c *conn) backlogged() bool { return c.x != nil && c.x.backlog.Len() > 0 }
 
 // writeDeadline is when a blocked connection becomes a slow consumer: the
 // write timeout after its backlog last made progress.
@@ -57,7 +57,7 @@ func (l *loop) expire(slot int32) {
 	case c.flags&fClosing != 0:
 		l.kill(c, connstats.Server) // the close handshake ran out; the close's cause stands
 	case c.backlogged() && c.writeDeadline() <= l.now:
-		l.log.Warn("slow consumer closed: writes blocked", "backlog", len(c.x.backlog), "for", l.cfg.Policy.WriteTimeout)
+		l.log.Warn("slow consumer closed: writes blocked", "backlog", c.x.backlog.Len(), "for", l.cfg.Policy.WriteTimeout)
 		l.kill(c, connstats.Slow)
 	case c.flags&fPinged != 0:
 		c.why.Set(connstats.Timeout)
@@ -118,8 +118,9 @@ func (l *loop) release(c *conn) {
 	l.conns[c.slot] = nil
 	l.free = append(l.free, c.slot)
 	if x := c.x; x != nil {
-		c.drop(0)
 		ws.Discard(&c.ws, &x.frag)
+		x.pending = x.pending[:0]
+		c.drop(0)
 		c.x = nil
 		putExtra(x)
 	}

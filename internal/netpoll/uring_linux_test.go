@@ -176,8 +176,8 @@ func TestRingWouldBlockJoinsBacklog(t *testing.T) {
 	frame := []byte("the frame after a full socket")
 	inBatch(l, func() { c.write(frame) })
 	sent.Write(frame)
-	if !c.backlogged() || !bytes.Equal(c.x.backlog, frame) {
-		t.Fatalf("backlog %q, want the whole frame %q", c.x.backlog, frame)
+	if !c.backlogged() || !bytes.Equal(c.x.backlog.bytes(), frame) {
+		t.Fatalf("backlog %q, want the whole frame %q", c.x.backlog.bytes(), frame)
 	}
 	if got := drain(t, c, peers[0]); !bytes.Equal(got, sent.Bytes()) {
 		t.Fatalf("the reader got %d bytes, not the %d written in order", len(got), sent.Len())

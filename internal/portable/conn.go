@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/hub"
@@ -77,9 +78,10 @@ func (c *conn) enqueue(frame []byte, isClose bool) {
 		frame, isClose = transport.SlowClose, true
 		c.nc.SetReadDeadline(time.Now().Add(c.t.cfg.Policy.CloseTimeout)) // the reader gives up then
 	}
+	slots := cap(c.queue)
 	c.queue = append(c.queue, frame)
 	c.queued += len(frame)
-	c.hold(len(frame))
+	c.hold(len(frame) + (cap(c.queue)-slots)*slotSize)
 	c.closing = isClose
 	select {
 	case c.wake <- struct{}{}:
@@ -118,18 +120,24 @@ func (c *conn) writeQueued() bool {
 		if err != nil {
 			c.setReason(writeFailure(err))
 			c.nc.Close()
-			c.hold(-queuedBytes(frames[i:]))
+			c.hold(-queuedBytes(frames[i:]) - cap(frames)*slotSize)
 			return false
 		}
 		c.hold(-len(f))
 		c.t.stats.FramesOut.Add(1)
 	}
+	c.hold(-cap(frames) * slotSize)
 	if closing {
 		c.nc.SetReadDeadline(time.Now().Add(c.t.cfg.Policy.CloseTimeout))
 		return false
 	}
 	return true
 }
+
+// slotSize is what a frame costs in the queue's array, on top of its bytes:
+// the budget counts the array's capacity, which appending runs ahead of
+// its length.
+const slotSize = int(unsafe.Sizeof([]byte(nil)))
 
 // hold counts n more bytes (negative: fewer) held for the connection.
 func (c *conn) hold(n int) {
@@ -138,12 +146,9 @@ func (c *conn) hold(n int) {
 }
 
 // overBudget reports whether n more bytes pass the node's budget while the
-// connection holds more than its share of it. The portable transport has no
-// loop that sees all its connections, so it sheds the one that is queuing,
-// never one that holds less than the budget split evenly over them.
+// connection holds more than its share of it (transport.Budget.Sheds).
 func (c *conn) overBudget(n int) bool {
-	b := c.t.cfg.Policy.Budget
-	return !b.Fits(n) && (c.held.Load()+int64(n))*max(c.t.count.Load(), 1) > b.Limit()
+	return c.t.cfg.Policy.Budget.Sheds(c.held.Load(), n, c.t.count.Load())
 }
 
 // queuedBytes returns the bytes of frames.
@@ -159,7 +164,7 @@ func (c *conn) stopWriter() {
 	close(c.done)
 	<-c.written
 	c.mu.Lock()
-	c.hold(-c.queued) // what the writer never took
+	c.hold(-c.queued - cap(c.queue)*slotSize) // what the writer never took
 	c.queue, c.queued = nil, 0
 	c.mu.Unlock()
 	c.nc.Close()

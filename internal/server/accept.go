@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -18,10 +19,10 @@ import (
 
 // On the epoll transport without TLS the loops accept connections and read
 // their request heads themselves (docs/design.md, "Accepting on the
-// loops"). A WebSocket handshake that is plainly fine, for an app held in
-// memory, is admitted and upgraded on the loop; every other request, and
-// every handshake that will be refused, goes to net/http with the bytes
-// already read, and is answered there exactly as before.
+// loops"). A plain WebSocket handshake that the admission door admits
+// without waiting is upgraded on the loop, and one it refuses before the
+// upgrade is answered there; every other request goes to net/http with
+// the bytes already read, and is answered there exactly as before.
 
 var _ netpoll.Handshaker = (*Server)(nil)
 
@@ -49,60 +50,34 @@ func (s *Server) acceptOnLoops(ln net.Listener) net.Listener {
 	return s.handoff
 }
 
-// Handshake implements netpoll.Handshaker: it upgrades a WebSocket
-// handshake net/http would upgrade, answers one the admission gate refuses
+// Handshake implements netpoll.Handshaker: it upgrades a plain WebSocket
+// handshake (readLoopRequest, plainHost, ws.Head.Check) that the admission
+// door admits without waiting, answers one it refuses before the upgrade
 // as net/http would (without the descriptor a hand-over costs, which a
 // node out of them does not have), and hands over everything else.
+// Extensions are negotiated as ws.Upgrade negotiates them (ws.Negotiate).
 func (s *Server) Handshake(fd int, head []byte, from netip.Addr) (netpoll.Accepted, []byte) {
 	var r loopRequest
-	if !readLoopRequest(head, &r) {
+	if !readLoopRequest(head, &r) || !plainHost(r.values[fieldHost]) {
 		return netpoll.Accepted{}, nil
 	}
-	up, ok := s.plainHandshake(&r)
-	if !ok {
-		return netpoll.Accepted{}, nil
-	}
-	from = s.proxies.client(from, r.forwarded(s.proxies.header))
-	ticket, why := s.gate.Admit(from, time.Now())
-	if why != admission.Admitted {
-		return netpoll.Accepted{}, s.overloadedResponse(why)
-	}
-	s.fds.put(fd, ticket)
-	return up, nil
-}
-
-// plainHandshake returns the upgrade of a request that net/http's routes
-// would upgrade with no refusal: readLoopRequest has read a GET /app/{key}
-// over HTTP/1.1 with one Host and no body; it needs a plain Host
-// (plainHost), a valid WebSocket handshake (ws.Head.Check), an app held in
-// memory (configured or cached) that is enabled, allows the Origin and the
-// protocol, and is under its quota. Anything else is for net/http.
-// Extensions are negotiated as ws.Upgrade negotiates them (ws.Negotiate).
-func (s *Server) plainHandshake(r *loopRequest) (netpoll.Accepted, bool) {
-	if !plainHost(r.values[fieldHost]) {
-		return netpoll.Accepted{}, false
-	}
-	head := r.wsHead()
-	key, herr := head.Check()
+	h := r.wsHead()
+	key, herr := h.Check()
 	if herr != nil {
-		return netpoll.Accepted{}, false
+		return netpoll.Accepted{}, nil
 	}
-	app, known := s.apps.CachedByKey(r.appKey) // an app the database must be asked for: net/http waits
-	if !known {
-		return netpoll.Accepted{}, false
+	d := s.door.Admit(context.Background(), admission.Request{Transport: admission.Epoll, AppKey: r.appKey,
+		Query: r.query, Origin: r.values[fieldOrigin], Client: s.proxies.client(from, r.forwarded(s.proxies.header)), Inline: true})
+	switch d.Kind {
+	case admission.RefuseHTTP:
+		return netpoll.Accepted{}, httpAnswer(&d)
+	case admission.Admit:
+		s.fds.put(fd, d.Ticket)
+		up := netpoll.Accepted{App: d.App, Key: key}
+		up.Extensions, up.WS = h.Negotiate(upgradeOptions(d.App))
+		return up, nil
 	}
-	if code, _ := admit(app, r.query); code != 0 {
-		return netpoll.Accepted{}, false
-	}
-	if origin := r.values[fieldOrigin]; origin != "" && !app.AllowsOrigin(origin) {
-		return netpoll.Accepted{}, false
-	}
-	if app.MaxConnections > 0 && s.hub.Connections(app.ID) >= app.MaxConnections {
-		return netpoll.Accepted{}, false
-	}
-	up := netpoll.Accepted{App: app, Key: key}
-	up.Extensions, up.WS = head.Negotiate(upgradeOptions(app))
-	return up, true
+	return netpoll.Accepted{}, nil
 }
 
 // plainHost accepts a host[:port] of letters, digits and . - : [ ] _.
@@ -205,11 +180,11 @@ func (h *handoff) Close() error {
 // Addr implements net.Listener.
 func (h *handoff) Addr() net.Addr { return h.ln.Addr() }
 
-// overloadedResponse is the 503 that overloaded writes for why, as bytes
-// for a loop to send: the same status, headers and body net/http sends.
-func (s *Server) overloadedResponse(why admission.Reason) []byte {
+// httpAnswer is d's refusal as bytes for a loop to send: the status,
+// headers and body net/http sends for it.
+func httpAnswer(d *admission.Decision) []byte {
 	w := &recorder{header: http.Header{}}
-	s.overloaded(w, why)
+	d.WriteHTTP(w)
 	w.header.Set("Date", time.Now().UTC().Format(http.TimeFormat))
 	w.header.Set("Content-Length", strconv.Itoa(w.body.Len()))
 	var b bytes.Buffer

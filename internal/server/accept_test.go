@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roostproject/roost/internal/admission"
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/ws"
 )
@@ -92,13 +93,13 @@ func TestLoopPassesOversizedHeads(t *testing.T) {
 	}
 }
 
-// TestLoopRefusalIsAnsweredOnce: a handshake the gate refuses on a loop is
-// answered 503 by net/http, and counted once.
+// TestLoopRefusalIsAnsweredOnce: a handshake the door refuses on a loop is
+// answered 503 by the loop, and counted once.
 func TestLoopRefusalIsAnsweredOnce(t *testing.T) {
 	s := startServer(t, "epoll", func(c *config.Config) { c.Limits.MaxConnections = 1 })
 	s.connect(t)
 	s.wantRefused(t, "", "5")
-	waitForMetrics(t, s, `roost_handshakes_refused_total{reason="connections"} 1`)
+	waitForMetrics(t, s, refusedLine("epoll", admission.Connections, 1))
 }
 
 // BenchmarkLoopHandshake is what a loop spends deciding about a plain
@@ -119,7 +120,7 @@ func benchLoopHandshake(b *testing.B, s *Server, h string) {
 		if up.App == nil || answer != nil {
 			b.Fatal("not upgraded")
 		}
-		s.gate.Release(s.fds.take(7))
+		s.door.Release(s.fds.take(7))
 	}
 }
 
@@ -145,7 +146,7 @@ func TestLoopHandshakeAllocations(t *testing.T) {
 		if up, _ := s.Handshake(7, head, from); up.App == nil {
 			t.Fatal("not upgraded")
 		}
-		s.gate.Release(s.fds.take(7))
+		s.door.Release(s.fds.take(7))
 	})
 	if n > 1 {
 		t.Fatalf("%v allocations per handshake, want at most 1", n)
@@ -226,4 +227,19 @@ func readServerFrame(t *testing.T, br *bufio.Reader) (ws.Opcode, []byte) {
 		t.Fatalf("reading a frame: %v", err)
 	}
 	return ws.Opcode(h[0] & 0x0f), p
+}
+
+// TestLoopHandOverIsDecidedOnce: a handshake the loop hands to net/http
+// for a refusal in Pusher's terms is decided there alone: counted once,
+// and one handshake token spent, so that the next handshake within the
+// address's burst of two is still admitted.
+func TestLoopHandOverIsDecidedOnce(t *testing.T) {
+	s := startServer(t, "epoll", func(c *config.Config) { c.Limits.HandshakesPerSecondPerIP = 2 })
+	if got := s.dial(t, "no-such-key").CloseCode(); got != 4001 {
+		t.Fatalf("unknown key: close %d, want 4001", got)
+	}
+	if code, _ := s.handshake(t, ""); code != http.StatusSwitchingProtocols {
+		t.Fatalf("the second handshake of a burst of two: %d, want 101", code)
+	}
+	waitForMetrics(t, s, refusedLine("epoll", admission.App, 1), refusedLine("epoll", admission.IPRate, 0))
 }

@@ -3,32 +3,37 @@ package server
 import (
 	"context"
 	"crypto/tls"
-	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
-	"strconv"
 	"sync"
-	"time"
 
 	"github.com/roostproject/roost/internal/admission"
 	"github.com/roostproject/roost/internal/config"
 )
 
-// newGate builds the admission gate from the limits.
-func newGate(l config.Limits) *admission.Gate {
-	return admission.New(gateConfig(l))
+// newDoor builds the admission door: the caps from the limits, the apps
+// from the app store, and the app's connections (the figure its quota is
+// held to) from appConnections.
+func (s *Server) newDoor() *admission.Door {
+	return admission.New(admission.Config{Caps: caps(s.cfg.Limits), Apps: s.apps,
+		AppConnections: s.appConnections, Logger: s.limitedLog})
 }
 
-// gateConfig returns the gate's caps for the limits, deriving the defaults
-// that depend on the machine: the connection cap from the file limit and
-// the memory ceiling from the cgroup.
-func gateConfig(l config.Limits) admission.Config {
+// appConnections returns how many connections the app holds now, the
+// figure apps[].max_connections is held to: across the cluster
+// (hub.AppConnections).
+func (s *Server) appConnections(appID string) int { return s.hub.AppConnections(appID) }
+
+// caps returns the door's caps for the limits, deriving the defaults that
+// depend on the machine: the connection cap from the file limit and the
+// memory ceiling from the cgroup.
+func caps(l config.Limits) admission.Caps {
 	maxConns := l.MaxConnections
 	if maxConns == 0 {
 		maxConns = admission.FileLimitConnections(admission.FileLimit())
 	}
-	return admission.Config{
+	return admission.Caps{
 		MaxConnections: maxConns, MaxPerIP: l.MaxConnectionsPerIP,
 		PerSecond: l.HandshakesPerSecond, PerSecondPerIP: l.HandshakesPerSecondPerIP,
 		MaxMemory: memoryCeiling(l), IPv6Prefix: l.IPv6Prefix,
@@ -41,45 +46,6 @@ func memoryCeiling(l config.Limits) uint64 {
 		return uint64(l.MaxMemory)
 	}
 	return admission.CgroupMemory()
-}
-
-// retryAfter is the Retry-After of a 503: a rate refills within a second;
-// a full node or a memory ceiling takes longer to clear.
-func retryAfter(r admission.Reason) time.Duration {
-	if r == admission.Rate || r == admission.IPRate {
-		return time.Second
-	}
-	return 5 * time.Second
-}
-
-// admitHandshake claims a place for a WebSocket handshake, or answers 503
-// with Retry-After and reports false. It runs before the upgrade, so a
-// refused client never sees 101 Switching Protocols.
-func (s *Server) admitHandshake(w http.ResponseWriter, r *http.Request) (admission.Ticket, bool) {
-	t, why := s.gate.Admit(remoteIP(r), time.Now())
-	if why == admission.Admitted {
-		return t, true
-	}
-	s.overloaded(w, why)
-	return t, false
-}
-
-// overloaded answers a handshake the node cannot take now with 503 and
-// Retry-After, and closes the HTTP connection so its descriptor is free at
-// once.
-func (s *Server) overloaded(w http.ResponseWriter, why admission.Reason) {
-	s.limitedLog.Warn("websocket handshake refused: over a limit", "reason", why.String())
-	w.Header().Set("Retry-After", strconv.Itoa(int(retryAfter(why)/time.Second)))
-	w.Header().Set("Connection", "close")
-	http.Error(w, fmt.Sprintf("roost: over capacity (%s), retry later", why), http.StatusServiceUnavailable)
-}
-
-// forbidden answers a handshake whose Origin the app does not allow.
-func (s *Server) forbidden(w http.ResponseWriter, origin string) {
-	s.gate.Refuse(admission.Origin)
-	s.limitedLog.Warn("websocket handshake refused: origin not allowed", "origin", origin)
-	w.Header().Set("Connection", "close")
-	http.Error(w, "roost: origin not allowed for this app", http.StatusForbidden)
 }
 
 // remoteIP is the address a request came from; the zero Addr if unknown.
@@ -142,7 +108,7 @@ func (t *tickets) take(fd int) admission.Ticket {
 }
 
 // socketClosed gives back the place of a socket an epoll loop is closing.
-func (s *Server) socketClosed(fd int) { s.gate.Release(s.fds.take(fd)) }
+func (s *Server) socketClosed(fd int) { s.door.Release(s.fds.take(fd)) }
 
 // handshakeBound is how many undecided handshakes the loops may hold: half
 // the descriptors the connection cap leaves free at the file limit, so that

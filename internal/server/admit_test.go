@@ -76,9 +76,10 @@ func (s *testServer) wantRefused(t *testing.T, from, retry string) {
 	}
 }
 
-// refusedLine is the /metrics sample of refusals for reason r.
-func refusedLine(r admission.Reason, n int) string {
-	return fmt.Sprintf(`roost_handshakes_refused_total{reason="%s"} %d`, r, n)
+// refusedLine is the /metrics sample of refusals for reason r on the
+// transport tr ("epoll" or "portable").
+func refusedLine(tr string, r admission.Reason, n int) string {
+	return fmt.Sprintf(`roost_handshakes_refused_total{reason="%s",transport="%s"} %d`, r, tr, n)
 }
 
 // TestMaxConnections: at max_connections the next client gets 503 and
@@ -102,7 +103,7 @@ func TestMaxConnections(t *testing.T) {
 			t.Errorf("API publish at the limit: %d", code)
 		}
 		clients[0].Expect("e")
-		waitForMetrics(t, s, refusedLine(admission.Connections, 1), `roost_connections_limit 20`)
+		waitForMetrics(t, s, refusedLine(tr, admission.Connections, 1), `roost_connections_limit 20`)
 		clients[1].Conn.WriteClose(ws.CloseNormal, "")
 		testutil.Eventually(t, waitLimit, "a place to free up", func() bool {
 			code, _ := s.handshake(t, "")
@@ -114,12 +115,14 @@ func TestMaxConnections(t *testing.T) {
 // TestMaxConnectionsPerIP: one address is held to its cap while another
 // still connects.
 func TestMaxConnectionsPerIP(t *testing.T) {
-	s := startServer(t, "epoll", func(c *config.Config) { c.Limits.MaxConnectionsPerIP = 2 })
-	s.connectFrom(t, "127.0.0.2")
-	s.connectFrom(t, "127.0.0.2")
-	s.wantRefused(t, "127.0.0.2", "5")
-	s.connectFrom(t, "127.0.0.3")
-	waitForMetrics(t, s, refusedLine(admission.IPConnections, 1))
+	eachTransport(t, func(t *testing.T, tr string) {
+		s := startServer(t, tr, func(c *config.Config) { c.Limits.MaxConnectionsPerIP = 2 })
+		s.connectFrom(t, "127.0.0.2")
+		s.connectFrom(t, "127.0.0.2")
+		s.wantRefused(t, "127.0.0.2", "5")
+		s.connectFrom(t, "127.0.0.3")
+		waitForMetrics(t, s, refusedLine(tr, admission.IPConnections, 1))
+	})
 }
 
 // TestHandshakeRates: past its burst an address is refused with
@@ -127,18 +130,20 @@ func TestMaxConnectionsPerIP(t *testing.T) {
 // everyone. The bucket arithmetic is tested in package admission; here the
 // test only needs one refusal, so it tries until it sees one.
 func TestHandshakeRates(t *testing.T) {
-	t.Run("per address", func(t *testing.T) {
-		s := startServer(t, "epoll", func(c *config.Config) { c.Limits.HandshakesPerSecondPerIP = 3 })
-		firstRefusal(t, s, "127.0.0.2")
-		if code, _ := s.handshake(t, "127.0.0.3"); code != http.StatusSwitchingProtocols {
-			t.Fatalf("another address: %d, want 101", code)
-		}
-		waitForMetrics(t, s, refusedLine(admission.IPRate, 1), refusedLine(admission.Rate, 0))
-	})
-	t.Run("node", func(t *testing.T) {
-		s := startServer(t, "epoll", func(c *config.Config) { c.Limits.HandshakesPerSecond = 3 })
-		firstRefusal(t, s, "127.0.0.2")
-		waitForMetrics(t, s, refusedLine(admission.Rate, 1), refusedLine(admission.IPRate, 0))
+	eachTransport(t, func(t *testing.T, tr string) {
+		t.Run("per address", func(t *testing.T) {
+			s := startServer(t, tr, func(c *config.Config) { c.Limits.HandshakesPerSecondPerIP = 3 })
+			firstRefusal(t, s, "127.0.0.2")
+			if code, _ := s.handshake(t, "127.0.0.3"); code != http.StatusSwitchingProtocols {
+				t.Fatalf("another address: %d, want 101", code)
+			}
+			waitForMetrics(t, s, refusedLine(tr, admission.IPRate, 1), refusedLine(tr, admission.Rate, 0))
+		})
+		t.Run("node", func(t *testing.T) {
+			s := startServer(t, tr, func(c *config.Config) { c.Limits.HandshakesPerSecond = 3 })
+			firstRefusal(t, s, "127.0.0.2")
+			waitForMetrics(t, s, refusedLine(tr, admission.Rate, 1), refusedLine(tr, admission.IPRate, 0))
+		})
 	})
 }
 
@@ -161,15 +166,21 @@ func firstRefusal(t *testing.T, s *testServer, from string) {
 
 // TestMemoryCeiling: over limits.max_memory no handshake is admitted.
 func TestMemoryCeiling(t *testing.T) {
-	s := startServer(t, "epoll", func(c *config.Config) { c.Limits.MaxMemory = 1 })
-	s.wantRefused(t, "", "5")
-	waitForMetrics(t, s, refusedLine(admission.Memory, 1))
+	eachTransport(t, func(t *testing.T, tr string) {
+		s := startServer(t, tr, func(c *config.Config) { c.Limits.MaxMemory = 1 })
+		s.wantRefused(t, "", "5")
+		waitForMetrics(t, s, refusedLine(tr, admission.Memory, 1))
+	})
 }
 
 // TestAllowedOrigins: an Origin header is checked against the app's
 // allowed_origins: exact hosts, *.host wildcards; no header is not checked.
 func TestAllowedOrigins(t *testing.T) {
-	s := startServer(t, "epoll", func(c *config.Config) {
+	eachTransport(t, func(t *testing.T, tr string) { allowedOrigins(t, tr) })
+}
+
+func allowedOrigins(t *testing.T, tr string) {
+	s := startServer(t, tr, func(c *config.Config) {
 		c.Apps[0].AllowedOrigins = []string{"example.com", "*.example.org"}
 	})
 	for origin, want := range map[string]int{
@@ -188,7 +199,7 @@ func TestAllowedOrigins(t *testing.T) {
 			t.Errorf("Origin %q: %d, want %d", origin, code, want)
 		}
 	}
-	waitForMetrics(t, s, refusedLine(admission.Origin, 3))
+	waitForMetrics(t, s, refusedLine(tr, admission.Origin, 3))
 }
 
 // TestEveryRefusalReasonIsExposed: /metrics lists every reason, at 0 until
@@ -197,13 +208,13 @@ func TestEveryRefusalReasonIsExposed(t *testing.T) {
 	s := startServer(t, "portable", nil)
 	var lines []string
 	for r := admission.Connections; r < admission.NumReasons; r++ {
-		lines = append(lines, refusedLine(r, 0))
+		lines = append(lines, refusedLine("portable", r, 0))
 	}
 	waitForMetrics(t, s, lines...)
 	if code, _ := s.get(t, "GET", "/app/app-key"); code != http.StatusUpgradeRequired {
 		t.Fatalf("a plain GET of the WebSocket path: %d, want 426", code)
 	}
 	s.dial(t, "no-such-key").Expect("pusher:error")
-	waitForMetrics(t, s, refusedLine(admission.Invalid, 1), refusedLine(admission.App, 1),
+	waitForMetrics(t, s, refusedLine("portable", admission.Invalid, 1), refusedLine("portable", admission.App, 1),
 		`roost_handshakes_total{result="refused"} 2`)
 }

@@ -14,7 +14,8 @@ import (
 // TestBacklogBudgetShedsNonReaders: with a per-connection cap too large to
 // act, clients that never read are closed with 4100 once their backlogs
 // together pass limits.write_backlog_total, and a client that reads gets
-// every event meanwhile.
+// every event meanwhile; once they are gone the budget holds nothing for
+// them.
 func TestBacklogBudgetShedsNonReaders(t *testing.T) {
 	eachFanoutTransport(t, func(t *testing.T, tr string) {
 		s := startServer(t, tr, func(c *config.Config) {
@@ -42,6 +43,10 @@ func TestBacklogBudgetShedsNonReaders(t *testing.T) {
 			if got := c.CloseCode(); got != ws.CloseCode(pusher.OverCapacity) {
 				t.Errorf("non-reader %d: close code %d, want %d", i, got, pusher.OverCapacity)
 			}
+			c.Conn.NetConn().Close()
 		}
+		testutil.Eventually(t, waitLimit, "the budget to give back what the non-readers held", func() bool {
+			return s.budget.Queued() == 0
+		})
 	})
 }

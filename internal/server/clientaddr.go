@@ -88,6 +88,6 @@ func (s *Server) proxyRefused(peer netip.Addr, err error) {
 	if !errors.Is(err, proxyproto.ErrInvalid) {
 		return
 	}
-	s.gate.Refuse(admission.Invalid)
+	s.door.Refuse(s.wsTransport(), admission.Invalid)
 	s.limitedLog.Warn("connection from a trusted proxy refused: no valid PROXY protocol header", "peer", peer)
 }

@@ -34,9 +34,9 @@ func (s *Server) joinCluster() error {
 		apps[i] = a.ID
 	}
 	n, err := cluster.Open(cluster.Settings{
-		Prefix: prefix, Node: s.hub.Node(), Apps: apps,
+		Prefix: prefix, Node: s.hub.Node(), Apps: apps, NodeTTL: s.cfg.NodeTTL,
 		Deliver: s.hub.Deliver, Reconcile: s.hub.Reconcile, Logger: s.log,
-		Observer: s.observer(),
+		Observer: s.webhooks, Adopt: s.adopter(),
 	}, *b)
 	if err != nil {
 		return err
@@ -44,6 +44,9 @@ func (s *Server) joinCluster() error {
 	s.hub.SetBroker(n)
 	s.hub.SetState(n.State())
 	s.cluster, s.pending = n, n.WebhookPending()
+	if s.adopter() != nil {
+		s.outbox = n.WebhookOutbox()
+	}
 	return nil
 }
 

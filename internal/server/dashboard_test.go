@@ -3,10 +3,12 @@ package server
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -147,7 +149,7 @@ func TestConsoleSeesConnectionsOnEveryTransport(t *testing.T) {
 			}
 			testutil.Eventually(t, waitLimit, "the console attached", func() bool { return s.Hub().Console() != nil })
 			c := s.connect(t)
-			next(`"type":"connected"`)
+			next(`"transport":"websocket"`)
 			c.Subscribe("news")
 			next(`"type":"subscribed","app":"app-id","channel":"news"`)
 			c.Conn.WriteClose(ws.CloseNormal, "bye")
@@ -157,4 +159,59 @@ func TestConsoleSeesConnectionsOnEveryTransport(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDashboardShowsTheWebhookCountersOfMetrics: with a receiver that
+// answers 500, the overview's webhook figures of the app grow as /metrics'
+// do (failed requests, retries, the age of the waiting event), then show
+// the event dropped after retry_for and nothing left waiting.
+func TestDashboardShowsTheWebhookCountersOfMetrics(t *testing.T) {
+	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+	}))
+	t.Cleanup(refusing.Close)
+	s := startServer(t, "epoll", func(c *config.Config) {
+		c.Apps[0].Webhooks = []config.Webhook{{URL: refusing.URL, EventTypes: []string{"channel_occupied"}}}
+		c.Webhooks.BatchWait = time.Millisecond
+		c.Webhooks.RetryFor = 2 * time.Second
+		c.Dashboard.RequestsPerSecond = 10000 // the test polls the overview
+	})
+	s.connect(t).Subscribe("hooked")
+	var last map[string]any
+	shows := func(what string, ok func(w map[string]any) bool) {
+		t.Helper()
+		testutil.Eventually(t, waitLimit, "the overview showing "+what, func() bool {
+			last = overviewWebhook(t, s, "app-id")
+			return last != nil && ok(last)
+		})
+	}
+	num := func(w map[string]any, k string) float64 { f, _ := w[k].(float64); return f }
+	shows("failed requests, a retry and the event's age", func(w map[string]any) bool {
+		return num(w, "failed") >= 2 && num(w, "retried") >= 1 && num(w, "oldest_s") > 0 && num(w, "sent") == 0
+	})
+	waitForMetrics(t, s, `roost_webhook_sent_total{app="app-id"} 0`)
+	shows("the event dropped after retry_for", func(w map[string]any) bool {
+		d, _ := w["dropped"].(map[string]any)
+		return d["retry_expired"] == 1.0 && num(w, "oldest_s") == 0 && num(w, "queued") == 0
+	})
+	waitForMetrics(t, s, `roost_webhook_dropped_total{app="app-id",reason="retry_expired"} 1`)
+}
+
+// overviewWebhook returns the overview's webhook figures of app, or nil.
+func overviewWebhook(t *testing.T, s *testServer, app string) map[string]any {
+	t.Helper()
+	code, body := s.get(t, "GET", "/dashboard/api/overview")
+	if code != http.StatusOK {
+		t.Fatalf("overview: %d %s", code, body)
+	}
+	var o struct{ Webhooks []map[string]any }
+	if err := json.Unmarshal([]byte(body), &o); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range o.Webhooks {
+		if w["app"] == app {
+			return w
+		}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/hub"
@@ -16,7 +17,11 @@ import (
 // an earlier one.
 func TestFanoutKeepsOrder(t *testing.T) {
 	eachFanoutTransport(t, func(t *testing.T, tr string) {
-		s := startServer(t, tr, func(c *config.Config) { c.Limits.WriteBacklog = 64 << 20 })
+		// The first subscriber's writes stay blocked for the whole test: a
+		// write timeout far beyond it keeps a loaded machine from closing it.
+		s := startServer(t, tr, func(c *config.Config) {
+			c.Limits.WriteBacklog, c.Limits.WriteTimeout = 64<<20, time.Hour
+		})
 		const subscribers, publishes = 4, 100
 		clients := make([]*testutil.Client, subscribers)
 		for i := range clients {

@@ -6,9 +6,11 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 
+	"github.com/roostproject/roost/internal/admission"
 	"github.com/roostproject/roost/internal/netpoll"
 	"github.com/roostproject/roost/internal/ws"
 )
@@ -106,14 +108,20 @@ func FuzzLoopHandshake(f *testing.F) {
 // read from, the client's key and the extensions of the 101.
 type upgraded struct{ app, query, key, extensions string }
 
-// loopUpgrade is what the loop decides about head.
+// fuzzClient is the address the fuzzed handshakes come from.
+var fuzzClient = netip.MustParseAddr("127.0.0.1")
+
+// loopUpgrade is what the loop decides about head: upgraded on the loop,
+// or not (handed to net/http, or refused).
 func loopUpgrade(s *Server, head []byte) (upgraded, bool) {
-	var r loopRequest
-	if !readLoopRequest(head, &r) {
+	up, _ := s.Handshake(7, head, fuzzClient)
+	if up.App == nil {
 		return upgraded{}, false
 	}
-	up, ok := s.plainHandshake(&r)
-	return upgradedOf(up, string(r.query)), ok
+	s.door.Release(s.fds.take(7))
+	var r loopRequest
+	readLoopRequest(head, &r)
+	return upgradedOf(up, string(r.query)), true
 }
 
 func upgradedOf(up netpoll.Accepted, query string) upgraded {
@@ -142,18 +150,17 @@ func netHTTPUpgrade(s *Server, head []byte) (upgraded, bool) {
 		return upgraded{}, false
 	}
 	key, herr := ws.CheckHandshake(r)
-	app, known := s.apps.CachedByKey(appKey)
-	if herr != nil || !known {
+	if herr != nil {
 		return upgraded{}, false
 	}
-	if code, _ := admit(app, rawQuery(r.URL.RawQuery)); code != 0 {
+	r.RemoteAddr = netip.AddrPortFrom(fuzzClient, 1).String()
+	d := s.door.Admit(context.Background(), sessionRequest(r, admission.Epoll, appKey))
+	if d.Kind != admission.Admit {
 		return upgraded{}, false
 	}
-	if origin := r.Header.Get("Origin"); origin != "" && !app.AllowsOrigin(origin) {
-		return upgraded{}, false
-	}
-	up := netpoll.Accepted{App: app, Key: key}
-	up.Extensions, _ = ws.Negotiate(r.Header, upgradeOptions(app))
+	s.door.Release(d.Ticket)
+	up := netpoll.Accepted{App: d.App, Key: key}
+	up.Extensions, _ = ws.Negotiate(r.Header, upgradeOptions(d.App))
 	return upgradedOf(up, r.URL.RawQuery), true
 }
 

@@ -3,18 +3,19 @@ package server
 import (
 	"strings"
 
+	"github.com/roostproject/roost/internal/admission"
 	"github.com/roostproject/roost/internal/httphead"
 	"github.com/roostproject/roost/internal/realip"
 	"github.com/roostproject/roost/internal/ws"
 )
 
 // loopRequest is what a loop reads of a request head to decide whether it
-// is a plain handshake (plainHandshake): only a GET /app/{key} over
+// is a plain handshake (Server.Handshake): only a GET /app/{key} over
 // HTTP/1.1 with one Host, no body and no repeated handshake field gets
 // this far; everything else is for net/http.
 type loopRequest struct {
 	appKey string                  // {key} of GET /app/{key}
-	query  rawQuery                // the raw query of the request-target
+	query  admission.Query         // the raw query of the request-target
 	seen   uint16                  // the loopFields read, a bit each
 	values [len(loopFields)]string // their values, by index
 }
@@ -121,7 +122,7 @@ func (r *loopRequest) forwarded(h realip.Header) []string {
 // letters, digits and - . _ ~ other than "." and "..": a path that needs no
 // unescaping or cleaning, which the route for GET /app/{key} matches as it
 // is. A '#', which net/url would keep in the path or query, declines.
-func appTarget(target string) (key string, q rawQuery, ok bool) {
+func appTarget(target string) (key string, q admission.Query, ok bool) {
 	path, query, _ := strings.Cut(target, "?")
 	key, ok = strings.CutPrefix(path, "/app/")
 	if !ok || key == "" || key == "." || key == ".." || strings.IndexByte(target, '#') >= 0 {
@@ -133,5 +134,5 @@ func appTarget(target string) (key string, q rawQuery, ok bool) {
 			return "", "", false
 		}
 	}
-	return key, rawQuery(query), true
+	return key, admission.Query(query), true
 }

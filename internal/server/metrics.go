@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/roostproject/roost/internal/admission"
+	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/metrics"
 )
 
@@ -63,22 +64,27 @@ func bearer(token string) func(http.Handler) http.Handler {
 // snapshot fills snap from the transports' and the hub's counters.
 func (s *Server) snapshot(snap *metrics.Snapshot) {
 	snap.Channels, snap.Subscriptions = s.hub.Totals()
-	refused := s.gate.Refused()
-	for r := admission.Connections; r < admission.NumReasons; r++ {
-		snap.Refused = append(snap.Refused, metrics.Refusal{Reason: r.String(), Count: refused[r]})
-		snap.HandshakesRefused += refused[r]
-	}
-	snap.MaxConnections = s.gate.Limits().MaxConnections
+	snap.MaxConnections = s.door.Caps().MaxConnections
 	snap.HandshakeTimeouts = s.timeouts.Load()
-	if s.poller != nil {
-		snap.Transports = append(snap.Transports, metrics.Transport{Name: "epoll", Counts: s.stats.Read()})
+	snap.WriteBacklog, snap.WriteBacklogLimit = s.budget.Queued(), s.budget.Limit()
+	for _, c := range s.carriers {
+		s.transportMetrics(snap, c.kind, c.stats)
 	}
-	snap.Transports = append(snap.Transports, metrics.Transport{Name: "portable", Counts: s.portable.Stats().Read()})
 	if s.cluster != nil {
 		snap.Cluster = &metrics.Cluster{Up: s.cluster.Ready() == nil, Dropped: s.cluster.Dropped(), Duplicates: s.cluster.Duplicates()}
 	}
 	s.webhookMetrics(snap)
 	snap.Config = s.loaded.get()
+}
+
+// transportMetrics adds tr's counters and refusals to snap.
+func (s *Server) transportMetrics(snap *metrics.Snapshot, tr admission.Transport, stats *connstats.Stats) {
+	snap.Transports = append(snap.Transports, metrics.Transport{Name: tr.String(), Counts: stats.Read()})
+	refused := s.door.Refused(tr)
+	for r := admission.Connections; r < admission.NumReasons; r++ {
+		snap.Refused = append(snap.Refused, metrics.Refusal{Transport: tr.String(), Reason: r.String(), Count: refused[r]})
+		snap.HandshakesRefused += refused[r]
+	}
 }
 
 // debugEnabled reports whether a DebugEnv value (a comma-separated list)

@@ -36,7 +36,7 @@ func (s *Server) Reload(next config.Config) error {
 	for _, w := range next.Warnings {
 		s.log.Warn("config: " + w)
 	}
-	for _, path := range s.restartNeeded(&next) {
+	for _, path := range config.RestartNeeded(s.cfg, &next) {
 		s.log.Warn("config reload: setting changed; it needs a restart to apply", "setting", path)
 	}
 	s.apps.Reconfigure(&next)
@@ -52,22 +52,6 @@ func (s *Server) Reload(next config.Config) error {
 func (s *Server) ReloadFailed(err error) {
 	s.loaded.failed() // before the log line, which a watcher may act on
 	s.log.Error("config reload refused; the running configuration is kept", "err", err)
-}
-
-// restartNeeded names the settings of next that only a restart applies:
-// those that changed outside the apps, and the apps' webhooks when the
-// node started without any (it then built no webhook sender at all).
-func (s *Server) restartNeeded(next *config.Config) []string {
-	paths := config.RestartNeeded(s.cfg, next)
-	if s.webhooks != nil {
-		return paths
-	}
-	for i := range next.Apps {
-		if len(next.Apps[i].Webhooks) > 0 {
-			return append(paths, "apps[].webhooks (no app had webhooks at start)")
-		}
-	}
-	return paths
 }
 
 // loadStatus is when the configuration was last applied and whether the
@@ -97,11 +81,11 @@ func (l *loadStatus) get() metrics.ConfigLoad {
 }
 
 // applyLimits hands the live limits of next (config.WithLive) to the parts
-// that apply them: the admission gate, the sessions and the HTTP API. The settings that
+// that apply them: the admission door, the sessions and the HTTP API. The settings that
 // need a restart keep their running values, so no part sees half a change.
 func (s *Server) applyLimits(next *config.Config) {
 	l := config.WithLive(s.cfg, next).Limits
-	s.gate.SetLimits(gateConfig(l))
+	s.door.SetCaps(caps(l))
 	s.env.SetLimits(l)
 	s.api.SetLimits(api.Limits{MaxBodySize: l.MaxBodySize, MaxEventData: l.MaxEventData, RequestsPerIP: l.APIRequestsPerIP, BodyMemory: l.APIBodyMemory})
 }

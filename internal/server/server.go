@@ -25,11 +25,14 @@ import (
 	"github.com/roostproject/roost/internal/config"
 	"github.com/roostproject/roost/internal/connstats"
 	"github.com/roostproject/roost/internal/dashboard"
+	"github.com/roostproject/roost/internal/fallback"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/netpoll"
 	"github.com/roostproject/roost/internal/portable"
 	"github.com/roostproject/roost/internal/ratelog"
+	"github.com/roostproject/roost/internal/route"
 	"github.com/roostproject/roost/internal/session"
+	"github.com/roostproject/roost/internal/transport"
 	"github.com/roostproject/roost/internal/webhook"
 	"github.com/roostproject/roost/internal/ws"
 )
@@ -51,14 +54,19 @@ type Server struct {
 	poller    *netpoll.Poller // nil when every connection is served by portable
 	uring     bool            // the loops write fan-out with io_uring
 	portable  *portable.Transport
+	carriers  []carried         // every transport that carries sessions, the loops first (carriers.go)
+	budget    *transport.Budget // the node's backlog budget, shared by both transports
+	fallback  *fallback.Handler // pusher-js's HTTP fallback sessions
 	http      *http.Server
 	stats     connstats.Stats      // the epoll loops' counters
 	cluster   *cluster.Node        // nil on a single node
+	route     *route.Router        // forwards fallback requests; nil on a single node
 	pending   webhook.Pending      // the cluster's delayed webhook events; nil on a single node
-	webhooks  *webhook.Webhooks    // nil when no app has webhooks and there is no app store
+	outbox    webhook.Outbox       // the cluster's webhook outbox; nil on a single node or with webhooks.outbox off
+	webhooks  *webhook.Webhooks    // every app's, built even when none has any
 	dashboard *dashboard.Dashboard // nil when /dashboard is off
 	apps      *apps.Source
-	gate      *admission.Gate // the caps on new WebSocket connections
+	door      *admission.Door // whether a client may open a session
 	env       *session.Env    // what every session shares, its live limits among it
 	api       *api.Handler    // the HTTP API, whose caps a reload changes
 	proxies   proxies         // whose word about the client is taken (clientaddr.go)
@@ -82,7 +90,7 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 	if err := checkExposure(&cfg); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: &cfg, log: log, gate: newGate(cfg.Limits)}
+	s := &Server{cfg: &cfg, log: log}
 	s.loaded.succeeded(time.Now())
 	s.limitedLog = slog.New(ratelog.New(log.Handler(), time.Second))
 	loops, err := loopCount(s.cfg, netpoll.Supported)
@@ -104,13 +112,13 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 		s.closeWebhooks(context.Background())
 		return nil, err
 	}
+	s.door = s.newDoor()
 	s.startWebhooks()
 	env := &session.Env{Hub: s.hub, Config: s.cfg, Logger: log, Now: func() int64 { return time.Now().Unix() }}
-	if s.webhooks != nil {
-		env.OnCacheMiss = s.webhooks.CacheMiss
-	}
+	env.OnCacheMiss = s.webhooks.CacheMiss
 	s.env = env
 	pol := policy(s.cfg)
+	s.budget = pol.Budget
 	s.portable = portable.New(portable.Config{Shard: loops, Hub: s.hub, Env: env, Policy: pol, Logger: s.limitedLog})
 	if loops > 0 {
 		s.uring = useUring(s.cfg.Transport, netpoll.UringWorks)
@@ -121,11 +129,17 @@ func New(cfg config.Config, log *slog.Logger) (*Server, error) {
 			return nil, fmt.Errorf("server: starting epoll loops: %w", err)
 		}
 		s.poller = p
+		s.addCarrier(p, admission.Epoll, &s.stats)
 	}
+	s.fallback = s.newFallback(env, pol, loops) // after the loops, which hold its streams
+	s.addFallbackCarriers()
+	s.addCarrier(s.portable, admission.Portable, s.portable.Stats())
 	s.http = s.httpServer(s.clientAddresses(s.routes()))
 	s.http.ConnContext = withConn
 	s.http.ConnState = connState
 	s.http.RegisterOnShutdown(s.closeDashboard)
+	s.http.RegisterOnShutdown(s.fallback.Drain) // its held requests end with 4200, so Shutdown need not wait for them
+	s.http.RegisterOnShutdown(s.drainRoute)     // nor for the streams it forwards
 	if cfg.Metrics.Addr != "" {
 		s.metrics = s.httpServer(s.metricsRoutes(http.NewServeMux()))
 	}
@@ -194,6 +208,15 @@ func useUring(transport string, works func() bool) bool {
 	return false
 }
 
+// wsTransport is the transport that serves the node's WebSockets, however
+// their handshake came: the label of their refusals.
+func (s *Server) wsTransport() admission.Transport {
+	if s.poller != nil {
+		return admission.Epoll
+	}
+	return admission.Portable
+}
+
 // Transport names the transport serving new connections: "epoll",
 // "epoll+uring" when the loops write fan-out with io_uring, or "portable".
 func (s *Server) Transport() string {
@@ -209,6 +232,7 @@ func (s *Server) Transport() string {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /app/{key}", s.serveWebSocket)
+	mux.Handle(fallback.Prefix, s.fallback)
 	l := s.cfg.Limits
 	s.api = api.New(api.Config{
 		Apps: s.apps, Backend: s.hub, Logger: s.log,
@@ -287,6 +311,7 @@ func (s *Server) MetricsAddr() string {
 // the shutdown timeout.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	errc := make(chan error, 3)
+	s.advertise(ln)
 	go func() { errc <- s.http.Serve(ln) }()
 	ectx, stopEdge := context.WithCancel(ctx)
 	defer stopEdge()
@@ -318,34 +343,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if s.metrics != nil {
 		err = errors.Join(err, s.metrics.Shutdown(ctx))
 	}
-	if s.poller != nil {
-		err = errors.Join(err, s.poller.Shutdown(ctx))
+	for _, c := range s.carriers {
+		err = errors.Join(err, c.Shutdown(ctx))
 	}
-	err = errors.Join(err, s.portable.Shutdown(ctx))
+	s.closeRoute() // the fallback sessions have ended with their carriers
 	s.closeWebhooks(ctx)
 	s.closeDashboard()
 	if s.cluster != nil {
 		err = errors.Join(err, s.cluster.Close())
 	}
 	return errors.Join(err, s.apps.Close())
-}
-
-// disableApp closes the connections of an app that was switched off or
-// removed in the app store with 4003.
-func (s *Server) disableApp(appID string) {
-	if s.poller != nil {
-		s.poller.DisableApp(appID)
-	}
-	s.portable.DisableApp(appID)
-}
-
-// Connections returns how many WebSocket connections the node serves.
-func (s *Server) Connections() int {
-	n := s.portable.Len()
-	if s.poller != nil {
-		n += s.poller.Len()
-	}
-	return n
 }
 
 // Hub returns the node's hub.

@@ -30,7 +30,7 @@ func policy(c *config.Config) transport.Policy {
 const defaultBacklogBudget = 64 << 20
 
 // backlogBudget is limits.write_backlog_total, or its default: a quarter
-// of the memory ceiling the admission gate applies, 64 MiB without one.
+// of the memory ceiling the admission door applies, 64 MiB without one.
 func backlogBudget(l config.Limits) int64 {
 	if l.WriteBacklogTotal > 0 {
 		return int64(l.WriteBacklogTotal)

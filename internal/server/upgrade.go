@@ -4,8 +4,6 @@ import (
 	"crypto/tls"
 	"net"
 	"net/http"
-	"regexp"
-	"strconv"
 	"time"
 
 	"github.com/roostproject/roost/internal/admission"
@@ -16,73 +14,76 @@ import (
 )
 
 // serveWebSocket upgrades GET /app/{key} and hands the connection to a
-// transport. What the node cannot take (over a cap, out of descriptors) or
-// the app does not allow (its Origin) is refused with an HTTP status before
-// the upgrade. A connection refused for its app or protocol is upgraded
-// first, so that the client learns why from a pusher:error and a close
-// code, as pusher-js expects (docs/protocol.md, "Refusals").
+// transport. A request that is no valid opening handshake is answered
+// with ws's 4xx; then the admission door decides (Door.Admit), and what it
+// refuses before the upgrade (over a cap, an Origin the app does not
+// allow) gets its HTTP status. One it refuses in Pusher's terms (the app,
+// the protocol, the quota) is upgraded first, so that the client learns
+// why from a pusher:error and a close code, as pusher-js expects
+// (docs/protocol.md, "Refusals").
 func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
-	ticket, ok := s.admitHandshake(w, r)
-	if !ok {
+	tr := s.wsTransport()
+	if _, herr := ws.CheckHandshake(r); herr != nil {
+		herr.Write(w)
+		s.door.Refuse(tr, admission.Invalid)
+		s.log.Debug("websocket handshake refused", "remote", r.RemoteAddr, "err", herr)
 		return
 	}
-	app, storeErr := s.apps.ByKey(r.Context(), r.PathValue("key"))
-	if origin := r.Header.Get("Origin"); app != nil && origin != "" && !app.AllowsOrigin(origin) {
-		s.forbidden(w, origin)
-		s.gate.Release(ticket)
+	d := s.door.Admit(r.Context(), sessionRequest(r, tr, r.PathValue("key")))
+	if d.Kind == admission.RefuseHTTP {
+		d.WriteHTTP(w)
 		return
 	}
 	fd := -1
-	if s.poller != nil {
+	if d.Kind == admission.Admit && s.poller != nil {
 		var err error
 		if fd, err = netpoll.Dup(socketConn(r)); err != nil {
-			s.gate.Refuse(admission.Descriptors)
+			s.door.Release(d.Ticket)
 			s.limitedLog.Warn("websocket handshake refused: cannot take the socket", "err", err)
-			s.overloaded(w, admission.Descriptors)
-			s.gate.Release(ticket)
+			refused := s.door.Refuse(tr, admission.Descriptors)
+			refused.WriteHTTP(w)
 			return
 		}
 	}
-	s.upgrade(w, r, app, storeErr, ticket, fd)
+	s.upgrade(w, r, &d, fd)
 }
 
-// upgrade answers 101 and hands the connection to its transport; fd is the
-// socket's duplicate for an epoll loop, or -1 for the portable transport.
-// storeErr is the app store's failure to answer, which the client is told
-// to retry later (4100: pusher-js backs off and reconnects).
-func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, app *config.App, storeErr error, ticket admission.Ticket, fd int) {
-	nc, buffered, st, err := ws.Upgrade(w, r, upgradeOptions(app))
-	code, msg := admit(app, rawQuery(r.URL.RawQuery))
-	if storeErr != nil {
-		code, msg = pusher.OverCapacity, "app store unavailable, try again later"
-	}
-	if err == nil && code == 0 && app.MaxConnections > 0 && s.hub.Connections(app.ID) >= app.MaxConnections {
-		code, msg = pusher.OverQuota, "app is over its connection quota"
-	}
-	if err != nil || code != 0 {
+// sessionRequest is what the admission door is asked about a request of
+// net/http's that opens a session on tr for the app with key: a WebSocket
+// handshake, or an HTTP fallback session's first request.
+func sessionRequest(r *http.Request, tr admission.Transport, key string) admission.Request {
+	return admission.Request{Transport: tr, AppKey: key, Query: admission.Query(r.URL.RawQuery),
+		Origin: r.Header.Get("Origin"), Client: remoteIP(r)}
+}
+
+// upgrade answers 101 and hands the connection to its transport, or
+// refuses it in Pusher's terms as d says; fd is the socket's duplicate for
+// an epoll loop, or -1 for the portable transport and for a refusal.
+func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, d *admission.Decision, fd int) {
+	nc, buffered, st, err := ws.Upgrade(w, r, upgradeOptions(d.App))
+	if err != nil && d.Kind == admission.Admit {
 		if fd >= 0 {
 			netpoll.CloseDup(fd)
 		}
-		s.gate.Release(ticket)
+		s.door.Release(d.Ticket)
+		s.door.Refuse(s.wsTransport(), admission.Invalid)
 	}
 	switch {
 	case err != nil:
-		s.gate.Refuse(admission.Invalid)
-		s.log.Debug("websocket handshake refused", "remote", r.RemoteAddr, "err", err)
-	case code != 0:
-		s.gate.Refuse(admission.App)
-		s.refuse(nc, code, msg)
+		s.log.Debug("websocket handshake failed", "remote", r.RemoteAddr, "err", err)
+	case d.Kind == admission.RefusePusher:
+		s.refuse(nc, d.Code, d.Message)
 	case fd < 0:
-		s.portable.Serve(nc, buffered, app, st)
-		s.gate.Release(ticket)
+		s.portable.Serve(nc, buffered, d.App, st)
+		s.door.Release(d.Ticket)
 	default:
-		s.fds.put(fd, ticket)
+		s.fds.put(fd, d.Ticket)
 		if tc, ok := nc.(*tls.Conn); ok {
-			s.poller.AddTLS(fd, tc, buffered, app, st) // the TLS state moves with the socket
+			s.poller.AddTLS(fd, tc, buffered, d.App, st) // the TLS state moves with the socket
 			return
 		}
 		nc.Close() // the duplicate keeps the socket open
-		s.poller.Add(fd, buffered, app, st)
+		s.poller.Add(fd, buffered, d.App, st)
 	}
 }
 
@@ -91,41 +92,6 @@ func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, app *config.App
 // has compression on.
 func upgradeOptions(app *config.App) *ws.UpgradeOptions {
 	return &ws.UpgradeOptions{Deflate: app != nil && app.Compression}
-}
-
-// admit checks the app and the protocol version of a new connection.
-func admit(app *config.App, q rawQuery) (pusher.Code, string) {
-	switch {
-	case app == nil:
-		return pusher.AppNotFound, "unknown app key"
-	case !app.IsEnabled():
-		return pusher.AppDisabled, "app is disabled"
-	}
-	return checkProtocol(q)
-}
-
-var versionRE = regexp.MustCompile(`^\d+(\.\d+){0,2}([-+][0-9A-Za-z.\-]+)?$`)
-
-// checkProtocol applies the Pusher protocol version rules: protocol 5 to 7
-// are spoken; without a protocol the client's version must at least be
-// well-formed.
-func checkProtocol(q rawQuery) (pusher.Code, string) {
-	v := q.Get("version")
-	if v != "" && !versionRE.MatchString(v) {
-		return pusher.InvalidVersion, "invalid version string"
-	}
-	p := q.Get("protocol")
-	if p == "" {
-		if v == "" {
-			return pusher.NoProtocol, "no protocol version given"
-		}
-		return 0, ""
-	}
-	n, err := strconv.Atoi(p)
-	if err != nil || n < 5 || n > 7 {
-		return pusher.UnsupportedProtocol, "unsupported protocol version " + strconv.Quote(p)
-	}
-	return 0, ""
 }
 
 // refuse sends pusher:error and the close code, then waits briefly for the

@@ -6,20 +6,18 @@ import (
 	"time"
 
 	"github.com/roostproject/roost/internal/config"
-	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/metrics"
 	"github.com/roostproject/roost/internal/webhook"
 )
 
-// newWebhooks builds the apps' webhooks, or nil when no configured app has
-// any and there is no app store (whose apps may have some), and makes the
-// hub report to them.
+// newWebhooks builds the apps' webhooks and makes the hub report to them.
+// They are built even when no app has any, so that webhooks a reload or
+// the app store gives an app later are sent: until then each fact the hub
+// reports costs a lookup in an empty map, and the node an idle goroutine
+// (two in a cluster with the outbox on).
 func (s *Server) newWebhooks() *webhook.Webhooks {
 	w := webhook.New(webhook.Options{Apps: s.cfg.Apps, Settings: s.cfg.Webhooks,
 		Node: strconv.FormatUint(s.hub.Node(), 10), Logger: s.log, Delivered: s.webhookDelivered})
-	if !w.Enabled() && s.cfg.AppStore.URL == "" {
-		return nil
-	}
 	s.hub.SetObserver(w)
 	return w
 }
@@ -27,22 +25,17 @@ func (s *Server) newWebhooks() *webhook.Webhooks {
 // appChanged gives the webhooks an app read from the app store, or the id
 // of one whose row is gone (a nil a).
 func (s *Server) appChanged(id string, a *config.App) {
-	switch {
-	case s.webhooks == nil:
-	case a == nil:
+	if a == nil {
 		s.webhooks.RemoveApp(id)
-	default:
-		s.webhooks.SetApp(a)
+		return
 	}
+	s.webhooks.SetApp(a)
 }
 
 // startWebhooks starts the webhooks' intake, with the cluster's shared
 // record of delayed events when there is a cluster.
 func (s *Server) startWebhooks() {
-	if s.webhooks == nil {
-		return
-	}
-	s.webhooks.Start(s.pending)
+	s.webhooks.Start(s.pending, s.outbox)
 }
 
 // closeWebhooks sends what the webhooks hold within ctx. In a cluster it
@@ -50,9 +43,6 @@ func (s *Server) startWebhooks() {
 // flushed first (reporting the channels its clients left), and the held
 // events are decided in Redis, where another node may cancel them.
 func (s *Server) closeWebhooks(ctx context.Context) {
-	if s.webhooks == nil {
-		return
-	}
 	if s.cluster != nil {
 		s.cluster.FlushCounts()
 	}
@@ -61,12 +51,9 @@ func (s *Server) closeWebhooks(ctx context.Context) {
 
 // webhookMetrics adds the webhooks' counters to a scrape.
 func (s *Server) webhookMetrics(snap *metrics.Snapshot) {
-	if s.webhooks == nil {
-		return
-	}
 	for _, st := range s.webhooks.Stats() {
 		m := metrics.Webhook{App: st.App, Sent: st.Sent, FailedAttempts: st.FailedAttempts, Retried: st.Retried,
-			Queued: st.Queued, Dropped: make(map[string]int64), Buckets: make(map[float64]uint64),
+			Queued: st.Queued, Outboxed: st.Outboxed, Adopted: st.Adopted, Dropped: make(map[string]int64), Buckets: make(map[float64]uint64),
 			Requests: st.Requests, Seconds: st.Seconds}
 		if !st.Oldest.IsZero() {
 			m.OldestSeconds = time.Since(st.Oldest).Seconds()
@@ -81,11 +68,11 @@ func (s *Server) webhookMetrics(snap *metrics.Snapshot) {
 	}
 }
 
-// observer is what the cluster tells of cluster-wide transitions: the
-// webhooks, or nothing.
-func (s *Server) observer() hub.Observer {
-	if s.webhooks == nil {
+// adopter takes over a dead node's undelivered webhook events, when this
+// node keeps them in the cluster's outbox; nil when it does not.
+func (s *Server) adopter() func(context.Context, []webhook.Entry) error {
+	if !s.cfg.Webhooks.OutboxOn() {
 		return nil
 	}
-	return s.webhooks
+	return s.webhooks.Adopt
 }

@@ -9,11 +9,23 @@ type closeReasoner interface {
 	CloseReason() string
 }
 
-// tellConnected reports a new connection.
+// transportNamer is implemented by a transport's connection that is not a
+// WebSocket (the HTTP fallbacks), to name itself in the console.
+type transportNamer interface {
+	TransportName() string
+}
+
+// tellConnected reports a new connection and what carries it.
 func (s Call) tellConnected() {
-	if c := s.env.Hub.Console(); c != nil {
-		c.Connected(s.app.ID, s.SocketID())
+	c := s.env.Hub.Console()
+	if c == nil {
+		return
 	}
+	transport := "websocket"
+	if n, ok := s.conn.(transportNamer); ok {
+		transport = n.TransportName()
+	}
+	c.Connected(s.app.ID, s.SocketID(), transport)
 }
 
 // tellClosed reports the end of the connection, with the transport's

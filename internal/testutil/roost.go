@@ -98,10 +98,21 @@ func withoutRoostVars(env []string) []string {
 	return out
 }
 
-// awaitServing reads stdout until the "serving on" line and returns its URL;
-// the rest of stdout is drained so the process never blocks on it.
+// awaitServing reads stdout until the "serving on" line and returns its URL.
 func (r *Roost) awaitServing(stdout io.Reader) string {
 	r.t.Helper()
+	if u, ok := ServingOn(stdout); ok {
+		return u
+	}
+	r.t.Fatalf("%s printed no \"serving on\" line\n%s", r.Name, r.Logs())
+	return ""
+}
+
+// ServingOn reads a roost process's stdout until its "serving on" line and
+// returns the base URL in it, or false once the process has ended or
+// roostStart has passed without one; the rest of stdout is drained in the
+// background, so the process never blocks on it.
+func ServingOn(stdout io.Reader) (string, bool) {
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -114,13 +125,10 @@ func (r *Roost) awaitServing(stdout io.Reader) string {
 	}()
 	select {
 	case u, ok := <-found:
-		if ok {
-			return u
-		}
+		return u, ok
 	case <-time.After(roostStart):
+		return "", false
 	}
-	r.t.Fatalf("%s printed no \"serving on\" line\n%s", r.Name, r.Logs())
-	return ""
 }
 
 // Kill sends SIGKILL and reaps the process; a killed process stays so.

@@ -44,3 +44,13 @@ func (b *Budget) Limit() int64 {
 	}
 	return max(b.limit, 0)
 }
+
+// Sheds reports whether a connection that holds held bytes and queues n
+// more must be closed for the budget: the budget is passed and the
+// connection holds more than its even share of it among conns. A transport
+// with no loop that sees all its connections (portable, the HTTP fallbacks)
+// sheds the one that is queuing this way, never one that holds less than
+// the others' share.
+func (b *Budget) Sheds(held int64, n int, conns int64) bool {
+	return !b.Fits(n) && (held+int64(n))*max(conns, 1) > b.Limit()
+}

@@ -53,7 +53,7 @@ func TestSetAppFollowsChangedWebhooks(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := &byURL{t: t, secret: "s1", got: map[string][]string{}}
 		w := New(Options{Settings: testSettings(), Transport: b, Logger: slog.New(slog.DiscardHandler)})
-		w.Start(nil)
+		w.Start(nil, nil)
 		defer w.Close(context.Background())
 		const one, two = "http://one.example/h", "http://two.example/h"
 		app := config.App{ID: "db", Key: "k", Secret: "s1", Webhooks: []config.Webhook{{URL: one}}}
@@ -103,7 +103,7 @@ func TestSetAppKeepsCountersAndQueuedEvents(t *testing.T) {
 		b := &byURL{t: t, secret: "s", got: map[string][]string{}}
 		app := config.App{ID: "db", Key: "k", Secret: "s", Webhooks: []config.Webhook{{URL: "http://one.example/h"}}}
 		w := New(Options{Apps: []config.App{app}, Settings: testSettings(), Transport: b, Logger: slog.New(slog.DiscardHandler)})
-		w.Start(nil)
+		w.Start(nil, nil)
 		defer w.Close(context.Background())
 		w.CacheMiss("db", "queued") // waits batch_wait for company
 		synctest.Wait()

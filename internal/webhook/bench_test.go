@@ -35,7 +35,7 @@ func benchHooks(b *testing.B, t http.RoundTripper, s config.Webhooks) *Webhooks 
 	w := New(Options{Apps: []config.App{{ID: "app", Key: testKey, Secret: testSecret,
 		Webhooks: []config.Webhook{{URL: "http://backend.example/hooks"}}}}, Settings: s, Transport: t,
 		Logger: slog.New(slog.DiscardHandler)})
-	w.Start(nil)
+	w.Start(nil, nil)
 	b.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()

@@ -1,6 +1,9 @@
 package webhook
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Close stops Webhooks within ctx: it lets the delayed events wait out their
 // delay (clients of a stopping node reconnect elsewhere, and their comeback
@@ -30,5 +33,24 @@ func (w *Webhooks) close(ctx context.Context) {
 		w.cancel()
 		<-done
 	}
+	w.syncJournal(ctx)
 	w.cancel()
+	w.journalG.Wait()
+}
+
+// syncJournal writes what the outbox has not been told yet, within ctx
+// (or a second, if ctx has ended): what a shutdown did not deliver stays
+// there for the node that reaps this one.
+func (w *Webhooks) syncJournal(ctx context.Context) {
+	if w.journal == nil {
+		return
+	}
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+	}
+	if err := w.journal.sync(ctx); err != nil {
+		w.log.Warn("webhook outbox not written before stopping", "err", err)
+	}
 }

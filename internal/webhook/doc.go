@@ -24,4 +24,11 @@
 // Whether a delayed event is still due is decided by a Pending store: in
 // memory on one node, in Redis in a cluster, so that the node that saw a
 // channel vacated and the node that saw it occupied again agree.
+//
+// In a cluster every queued and held event is also written, by one
+// journal goroutine and in order, to the node's Outbox in the cluster's
+// store, and removed once delivered or dropped; the node that reaps a dead
+// node hands its records to Adopt, which queues and holds them here. Each
+// event has an id, kept across retries, splits and takeovers, sent in a
+// header beside the request's own so that receivers can drop duplicates.
 package webhook

@@ -65,16 +65,23 @@ func (w *Webhooks) pair(app, channel string, op uint8, ev Event, user string) {
 	}
 	kind, pair := "vacated:", bit(config.WebhookChannelOccupied)|bit(config.WebhookChannelVacated)
 	if user != "" {
-		kind, pair = "removed:", bit(config.WebhookMemberAdded)|bit(config.WebhookMemberRemoved)
+		pair = bit(config.WebhookMemberAdded) | bit(config.WebhookMemberRemoved)
 	}
 	if a.wants&pair == 0 {
 		return
 	}
 	key := kind + app + ":" + channel
 	if user != "" {
-		key += ":" + user
+		key = RemovedKey(app, channel, user)
 	}
 	w.in.push(fact{app: a, op: op, ev: ev, key: key}, a.stats)
+}
+
+// RemovedKey is the Pending key of a member_removed held back: a hold
+// under it (OpHold) has the member's next member_added cancel it instead
+// of being sent.
+func RemovedKey(app, channel, user string) string {
+	return "removed:" + app + ":" + channel + ":" + user
 }
 
 // internal reports a channel of roost's own.

@@ -131,7 +131,7 @@ func start(t *testing.T, r *receiver, s config.Webhooks, types ...string) *Webho
 			Webhooks: []config.Webhook{{URL: "http://backend.example/hooks", EventTypes: types}}}},
 		Settings: s, Transport: r, Logger: slog.New(r),
 	})
-	w.Start(nil)
+	w.Start(nil, nil)
 	t.Cleanup(func() { w.Close(context.Background()) })
 	return w
 }

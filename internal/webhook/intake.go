@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"slices"
 	"sync"
 	"time"
 )
@@ -22,7 +23,9 @@ type fact struct {
 	app        *app
 	op         uint8
 	ev         Event
-	key, token string // the Pending key (pairs) and the hold's token
+	key, token string    // the Pending key (pairs) and the hold's token
+	rec        uint64    // a held event's record in the outbox; 0: none
+	giveUp     time.Time // a take the store did not answer is sent from then on
 }
 
 // intake is the bounded hand-over from the hub's goroutines to the intake
@@ -105,7 +108,10 @@ func (w *Webhooks) decide(facts []fact, ops []Op) []Op {
 		f := &facts[i]
 		switch f.op {
 		case opComeback:
-			ops = append(ops, Op{Kind: OpCancel, Key: f.key})
+			if f.token == "" {
+				f.token = w.token() // the cancel's receipt, kept by each asking again
+			}
+			ops = append(ops, Op{Kind: OpCancel, Key: f.key, Token: f.token})
 		case opDelay:
 			f.token = w.token()
 			ops = append(ops, Op{Kind: OpHold, Key: f.key, Token: f.token, TTL: 2*w.cfg.Delay + time.Minute})
@@ -119,9 +125,12 @@ func (w *Webhooks) decide(facts []fact, ops []Op) []Op {
 	j := 0
 	for i := range facts {
 		f := &facts[i]
-		found := false
+		found, unanswered := false, false
 		if f.op != opSend {
-			found, j = ops[j].Found, j+1
+			found, unanswered, j = ops[j].Found, ops[j].Unanswered, j+1
+		}
+		if unanswered && f.op != opDelay && w.askAgain(f) {
+			continue
 		}
 		w.handle(f, found)
 	}
@@ -135,16 +144,49 @@ func (w *Webhooks) handle(f *fact, found bool) {
 		w.route(f.app, &f.ev)
 	case f.op == opDelay:
 		take := fact{app: f.app, op: opTake, ev: f.ev, key: f.key, token: f.token}
-		if !w.delays.after(w.cfg.Delay, take) {
-			w.decide([]fact{take}, nil) // closing: due now
-		}
+		w.holdUntil(take, time.Now().Add(w.cfg.Delay))
+	}
+	if f.op == opTake {
+		w.journal.del(f.rec, f.app.stats) // after the route's puts
 	}
 }
 
-// delays hold facts for the delay, in order: the delay is the same for
-// every fact, so they come due in the order they were held, and one timer,
-// set for the oldest, is enough (a timer per fact would cost memory and
-// could fire out of order).
+// A take or a cancel the store did not answer (unreachable, or paused)
+// asks again every takeRetry, with the same token, and is decided without
+// an answer (towards sending) only takeGiveUp later. Sending a held event
+// at once would leave its hold in the store, where a comeback on another
+// node, once the store is back, would be cancelled against a departure
+// already sent; sending a comeback at once would send it twice if its
+// cancel was made when the store resumed. takeGiveUp is well within what
+// is left of a hold's life in the store (OpHold's TTL).
+const (
+	takeRetry  = time.Second
+	takeGiveUp = 30 * time.Second
+)
+
+// askAgain holds f, a take or cancel the store did not answer, for
+// takeRetry; false means it is to be decided now: takeGiveUp has passed,
+// or Webhooks are closing. Its outbox record stays as it is.
+func (w *Webhooks) askAgain(f *fact) bool {
+	now := time.Now()
+	if f.giveUp.IsZero() {
+		f.giveUp = now.Add(takeGiveUp)
+	}
+	return now.Before(f.giveUp) && w.delays.at(now.Add(takeRetry), *f)
+}
+
+// holdUntil keeps f, recorded in the outbox, until due.
+func (w *Webhooks) holdUntil(f fact, due time.Time) {
+	w.journalHeld(&f, due, "")
+	if !w.delays.at(due, f) {
+		w.decide([]fact{f}, nil) // closing: due now
+	}
+}
+
+// delays hold facts until they are due, in order: most wait out the delay,
+// the same for every fact, so they come due in the order they were held,
+// and one timer, set for the oldest, is enough (a timer per fact would
+// cost memory and could fire out of order).
 type delays struct {
 	mu     sync.Mutex
 	held   []held
@@ -160,18 +202,27 @@ type held struct {
 	f   fact
 }
 
-// after pushes f when d has passed; false means the delays were ended
-// (Close) and f is due now.
-func (ds *delays) after(d time.Duration, f fact) bool {
+// at pushes f at due; false means the delays were ended (Close) and f is
+// due now. Facts held for the delay come in the order they are due; one
+// asking the store again (takeRetry), or taken over from a dead node, may
+// be due sooner, and goes before those.
+func (ds *delays) at(due time.Time, f fact) bool {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	if ds.closed {
 		return false
 	}
-	ds.held = append(ds.held, held{time.Now().Add(d), f})
-	if len(ds.held) == 1 {
-		ds.timer = time.AfterFunc(d, ds.fire)
+	i := len(ds.held)
+	for i > 0 && ds.held[i-1].due.After(due) {
+		i--
+	}
+	ds.held = slices.Insert(ds.held, i, held{due, f})
+	switch {
+	case len(ds.held) == 1:
+		ds.timer = time.AfterFunc(time.Until(due), ds.fire)
 		ds.empty = make(chan struct{})
+	case i == 0 && ds.timer.Stop(): // else fire is about to run, and sets the timer for held[0]
+		ds.timer = time.AfterFunc(time.Until(due), ds.fire)
 	}
 	return true
 }

@@ -25,16 +25,46 @@ type Pending interface {
 // OpKind is what an Op does.
 type OpKind uint8
 
-// The operations on a Pending store.
+// The operations on a Pending store. A cancel or a take leaves a receipt
+// in the mark's place (for the rest of its TTL) rather than removing it,
+// so that one asked again after the store did not answer finds what it did
+// the first time: a write that timed out may still have been made.
 const (
-	// OpHold marks Key as pending with Token, for at most TTL.
+	// OpHold marks Key as pending with Token, for at most TTL, in place of
+	// whatever Key had.
 	OpHold OpKind = iota
-	// OpCancel removes Key's mark; Found reports there was one.
+	// OpCancel cancels Key's mark, if it is pending, leaving Token (the
+	// comeback's own) as its receipt; Found reports it was pending, or
+	// already cancelled with Token.
 	OpCancel
-	// OpTake removes Key's mark if it is still Token's; Found reports it
-	// was.
+	// OpTake takes Key's mark if it is pending with Token; Found reports it
+	// was, or was already taken with Token.
 	OpTake
 )
+
+// Mark is what a Pending keeps of a key: a pending hold's token, or the
+// receipt of the cancel or take that ended it.
+type Mark struct {
+	Token string
+	Done  OpKind // OpHold: still pending; OpCancel or OpTake: ended by that
+}
+
+// ApplyTo does op to m, a key's mark (ok: the key has one), as every
+// Pending must, and sets op.Found; it returns the key's mark after op.
+func (op *Op) ApplyTo(m Mark, ok bool) Mark {
+	switch op.Kind {
+	case OpHold:
+		return Mark{Token: op.Token}
+	case OpCancel:
+		op.Found = ok && (m.Done == OpHold || m.Done == OpCancel && m.Token == op.Token)
+	case OpTake:
+		op.Found = ok && m.Token == op.Token && (m.Done == OpHold || m.Done == OpTake)
+	}
+	if op.Found {
+		return Mark{Token: op.Token, Done: op.Kind}
+	}
+	return m
+}
 
 // Op is one operation on a Pending store.
 type Op struct {
@@ -42,18 +72,22 @@ type Op struct {
 	Key, Token string
 	TTL        time.Duration
 	Found      bool
+	// Unanswered reports that the store was not asked, or did not answer:
+	// Found is then a guess towards sending (a cancel found nothing, a
+	// take is due), and the op is asked again (see takeRetry).
+	Unanswered bool
 }
 
 // memoryPending is the single-node Pending. Marks are removed by a take or
 // a cancel, so the TTL is not needed.
 type memoryPending struct {
 	mu    sync.Mutex
-	marks map[string]string
+	marks map[string]Mark
 }
 
 var _ Pending = (*memoryPending)(nil)
 
-func newMemoryPending() *memoryPending { return &memoryPending{marks: make(map[string]string)} }
+func newMemoryPending() *memoryPending { return &memoryPending{marks: make(map[string]Mark)} }
 
 // Apply implements Pending.
 func (p *memoryPending) Apply(ops []Op) {
@@ -61,18 +95,13 @@ func (p *memoryPending) Apply(ops []Op) {
 	defer p.mu.Unlock()
 	for i := range ops {
 		op := &ops[i]
-		token, ok := p.marks[op.Key]
-		switch op.Kind {
-		case OpHold:
-			p.marks[op.Key] = op.Token
-		case OpCancel:
-			op.Found = ok
-			delete(p.marks, op.Key)
-		case OpTake:
-			op.Found = ok && token == op.Token
-			if op.Found {
-				delete(p.marks, op.Key)
-			}
+		m, ok := p.marks[op.Key]
+		m = op.ApplyTo(m, ok)
+		switch {
+		case op.Kind == OpHold:
+			p.marks[op.Key] = m
+		case op.Found:
+			delete(p.marks, op.Key) // no receipt: one node never asks again
 		}
 	}
 }

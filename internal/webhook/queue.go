@@ -19,9 +19,11 @@ type budget struct {
 // channel); an event without one would be ordered with the others without
 // one, under the empty name.
 type item struct {
-	ev []byte
-	ch string
-	at int64
+	ev  []byte
+	ch  string
+	at  int64
+	seq uint64 // the event's number on this node: its id and outbox key
+	id  string // its id, when it came with one (taken over from a dead node)
 }
 
 // queue is one URL's events not yet in a request, in order, encoded. push
@@ -41,23 +43,24 @@ type queue struct {
 	wake  chan struct{}      // a push signals the sender
 	units map[*unit]struct{} // the requests of this URL not yet done (for oldest)
 
-	budget *budget
-	stats  *counters
+	budget  *budget
+	stats   *counters
+	journal **journal // the Webhooks' outbox journal, set by Start; nil inside on a single node
 }
 
-func newQueue(b *budget, c *counters) *queue {
+func newQueue(b *budget, c *counters, j **journal) *queue {
 	return &queue{wake: make(chan struct{}, 1), held: make(map[string][]item), units: make(map[*unit]struct{}),
-		budget: b, stats: c}
+		budget: b, stats: c, journal: j}
 }
 
-// push appends ev of channel ch; while the app is over its budget, the
+// pushItem appends e; while the app is over its budget, the
 // oldest events of this queue are dropped and counted (ev itself, if it is
 // the only one): those held behind a busy channel first, since they are
 // older than any not looked at.
-func (q *queue) push(ev []byte, ch string) {
+func (q *queue) pushItem(e item) {
 	q.mu.Lock()
-	q.items = append(q.items, item{ev: ev, ch: ch, at: time.Now().UnixNano()})
-	q.budget.used.Add(int64(len(ev)))
+	q.items = append(q.items, e)
+	q.budget.used.Add(int64(len(e.ev)))
 	q.stats.queued.Add(1)
 	for q.budget.used.Load() > q.budget.max && q.dropOldest(DropQueueFull) {
 	}
@@ -89,10 +92,14 @@ func (q *queue) dropOldest(reason int) bool {
 }
 
 // forget gives the bytes and queue places of events back, counting them as
-// dropped for reason. q.mu is held.
+// dropped for reason. q.mu is held. Their outbox records go too, but for a
+// shutdown's: the node that reaps this one sends those.
 func (q *queue) forget(events []item, reason int) {
 	for _, e := range events {
 		q.budget.used.Add(-int64(len(e.ev)))
+	}
+	if reason != DropShutdown {
+		q.unjournal(events)
 	}
 	q.stats.queued.Add(-int64(len(events)))
 	q.stats.dropped[reason].Add(int64(len(events)))
@@ -218,6 +225,9 @@ func (q *queue) free(chans []string) {
 		}
 	}
 }
+
+// unjournal removes the outbox records of events delivered or given up on.
+func (q *queue) unjournal(events []item) { (*q.journal).forget(events, q.stats) }
 
 // done releases the bytes of events that were delivered or dropped.
 func (q *queue) done(events []item) {

@@ -40,6 +40,7 @@ const (
 // only post and hand their unit back on results.
 type sender struct {
 	url, key, secret string
+	node             string // this node's id, the first part of its events' ids
 	q                *queue
 	stats            *counters
 	cfg              *config.Webhooks
@@ -185,7 +186,7 @@ func (s *sender) batch(now time.Time) *unit {
 	if len(events) == 0 {
 		return nil
 	}
-	u := newUnit(s.secret, events, now.UnixMilli())
+	u := newUnit(s.secret, s.node, events, now.UnixMilli())
 	u.start, u.wait = now, min(maxFirstBackoff, s.cfg.RetryFor/16)
 	s.claim(u)
 	return u
@@ -207,7 +208,7 @@ func (s *sender) launch(ctx context.Context, u *unit) {
 	u.attempts++
 	s.flying++
 	go func() {
-		u.err = s.post(ctx, u.body, u.sig)
+		u.err = s.post(ctx, u)
 		s.results <- u
 	}()
 }
@@ -220,6 +221,7 @@ func (s *sender) finish(u *unit) {
 	}
 	if u.err == nil {
 		s.stats.sent.Add(int64(len(u.events)))
+		s.q.unjournal(u.events)
 		s.release(u)
 		return
 	}
@@ -246,7 +248,7 @@ func (s *sender) splitInto(u *unit) int {
 	}
 	u.due = time.Now()
 	s.q.track(u, false)
-	for _, c := range u.split(s.secret, parts) {
+	for _, c := range u.split(s.secret, s.node, parts) {
 		s.claim(c)
 		s.waiting = append(s.waiting, c)
 	}
@@ -268,9 +270,14 @@ func (s *sender) retry(u *unit) {
 	s.waiting = append(s.waiting, u)
 }
 
-// drop gives up on u, counting its events under reason.
+// drop gives up on u, counting its events under reason. Their outbox
+// records go too, but for a shutdown's: the node that reaps this one
+// sends those.
 func (s *sender) drop(u *unit, reason int) {
 	s.stats.dropped[reason].Add(int64(len(u.events)))
+	if reason != DropShutdown {
+		s.q.unjournal(u.events)
+	}
 	s.release(u)
 }
 
@@ -305,15 +312,26 @@ func (s *sender) abort() {
 	}
 }
 
+// The headers that let a receiver drop a request or an event it already
+// has (docs/webhooks.md, "Ids"): the request's id, the same on each
+// attempt of one body, and the ids of its events, in the body's order,
+// which stay the same when another node sends them.
+const (
+	HeaderRequestID = "X-Roost-Webhook-Id"
+	HeaderEventIDs  = "X-Roost-Webhook-Events"
+)
+
 // post makes one signed request; nil means a 2xx answer.
-func (s *sender) post(ctx context.Context, body []byte, sig string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
+func (s *sender) post(ctx context.Context, u *unit) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(u.body))
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Pusher-Key", s.key)
-	req.Header.Set("X-Pusher-Signature", sig)
+	req.Header.Set("X-Pusher-Signature", u.sig)
+	req.Header.Set(HeaderRequestID, u.sig[:requestIDLen])
+	req.Header.Set(HeaderEventIDs, u.ids)
 	t0 := time.Now()
 	resp, err := s.client.Do(req)
 	s.stats.observe(time.Since(t0))

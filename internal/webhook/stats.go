@@ -33,6 +33,8 @@ type counters struct {
 	sent, failed, retried atomic.Int64
 	dropped               [numDrops]atomic.Int64
 	queued                atomic.Int64 // events waiting in the app's queues
+	outboxed              atomic.Int64 // records in (or on their way to) the cluster's outbox
+	adopted               atomic.Int64 // events taken over from dead nodes
 	buckets               []atomic.Int64
 	latencyNanos, latency atomic.Int64 // sum and count
 }
@@ -66,6 +68,14 @@ type Stats struct {
 	Dropped [numDrops]int64
 	// Queued is the number of events waiting now, not yet in a request.
 	Queued int64
+	// Outboxed is the number of this node's records in the cluster's
+	// outbox (events queued or held, not yet delivered or dropped, and
+	// those a shutdown left for another node); 0 without one.
+	Outboxed int64
+	// Adopted counts events taken over from dead nodes' outboxes: each
+	// may be delivered a second time, if the dead node's request of it
+	// was answered and its removal not yet written.
+	Adopted int64
 	// Oldest is when the oldest event still to be delivered (waiting, or
 	// in a request not yet answered 2xx or dropped) was queued; zero if
 	// there is none.
@@ -80,7 +90,7 @@ type Stats struct {
 // snapshot reads c.
 func (c *counters) snapshot(app string) Stats {
 	s := Stats{App: app, Sent: c.sent.Load(), FailedAttempts: c.failed.Load(), Retried: c.retried.Load(),
-		Queued: c.queued.Load(), Buckets: make([]uint64, len(c.buckets))}
+		Queued: c.queued.Load(), Outboxed: c.outboxed.Load(), Adopted: c.adopted.Load(), Buckets: make([]uint64, len(c.buckets))}
 	for i := range c.dropped {
 		s.Dropped[i] = c.dropped[i].Load()
 	}

@@ -49,6 +49,8 @@ type Webhooks struct {
 	pending Pending
 	node    string
 	seq     atomic.Uint64 // hold tokens
+	evSeq   atomic.Uint64 // event ids and outbox keys
+	journal *journal      // the cluster's outbox; nil on a single node
 	in      intake
 	delays  delays
 	log     *slog.Logger
@@ -60,6 +62,7 @@ type Webhooks struct {
 	cancel    context.CancelFunc
 	intakeG   sync.WaitGroup // the intake goroutine
 	senders   sync.WaitGroup
+	journalG  sync.WaitGroup // the outbox's writer
 }
 
 var _ hub.Observer = (*Webhooks)(nil)
@@ -109,13 +112,19 @@ func New(o Options) *Webhooks {
 // Start starts taking facts off the intake. p decides whether delayed
 // events are still due; nil means in memory, right for one node only (a
 // cluster shares one store, so that a channel vacated on one node and
-// occupied again on another within the delay sends nothing). The cluster
-// is built after Webhooks, which it reports to, hence this second step.
-func (w *Webhooks) Start(p Pending) {
+// occupied again on another within the delay sends nothing). out, when not
+// nil, is the cluster's outbox, where every event waits until it is
+// delivered or dropped. The cluster is built after Webhooks, which it
+// reports to, hence this second step.
+func (w *Webhooks) Start(p Pending, out Outbox) {
 	if p == nil {
 		p = newMemoryPending()
 	}
 	w.pending = p
+	if out != nil {
+		w.journal = newJournal(out)
+		w.journalG.Go(func() { w.journal.run(w.ctx) })
+	}
 	w.intakeG.Add(1)
 	go func() { defer w.intakeG.Done(); w.run() }()
 }
@@ -138,7 +147,7 @@ func (w *Webhooks) newApp(a *config.App, old *app) *app {
 				wants |= bit(name)
 			}
 		}
-		s := newSender(sender{url: hook.URL, key: a.Key, secret: a.Secret, q: newQueue(x.budget, x.stats),
+		s := newSender(sender{url: hook.URL, key: a.Key, secret: a.Secret, node: w.node, q: newQueue(x.budget, x.stats, &w.journal),
 			stats: x.stats, cfg: &w.cfg, client: w.client, log: w.log, closing: x.stop,
 			app: a.ID, delivered: w.delivered})
 		x.senders, x.wantsOf, x.wants = append(x.senders, s), append(x.wantsOf, wants), x.wants|wants
@@ -166,10 +175,12 @@ func (w *Webhooks) route(a *app, ev *Event) {
 	for a != nil && a.wants&b != 0 {
 		a.mu.Lock()
 		if !a.retired {
-			body := ev.AppendJSON(nil)
+			body, at := ev.AppendJSON(nil), time.Now().UnixNano()
 			for i, s := range a.senders {
 				if a.wantsOf[i]&b != 0 {
-					s.q.push(body, ev.Channel)
+					e := item{ev: body, ch: ev.Channel, at: at, seq: w.evSeq.Add(1)}
+					w.journalQueued(a, s.url, &e)
+					s.q.pushItem(e)
 				}
 			}
 			a.mu.Unlock()

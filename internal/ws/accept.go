@@ -45,7 +45,7 @@ func (e *HandshakeError) Error() string {
 func Upgrade(w http.ResponseWriter, r *http.Request, opts *UpgradeOptions) (net.Conn, []byte, State, error) {
 	key, herr := CheckHandshake(r)
 	if herr != nil {
-		herr.write(w)
+		herr.Write(w)
 		return nil, nil, State{}, herr
 	}
 	extensions, st := Negotiate(r.Header, opts)
@@ -146,9 +146,10 @@ func (h *Head) Check() (string, *HandshakeError) {
 	return h.Key[0], nil
 }
 
-// write sends the rejection. A 426 names what to upgrade to (RFC 9110
-// 15.5.22) and the version roost speaks (RFC 6455 4.2.2 and 4.4).
-func (e *HandshakeError) write(w http.ResponseWriter) {
+// Write sends the rejection, for a server that checks a handshake before
+// calling Upgrade (which sends it itself). A 426 names what to upgrade to
+// (RFC 9110 15.5.22) and the version roost speaks (RFC 6455 4.2.2 and 4.4).
+func (e *HandshakeError) Write(w http.ResponseWriter) {
 	switch e.Status {
 	case http.StatusUpgradeRequired:
 		w.Header().Set("Upgrade", "websocket")

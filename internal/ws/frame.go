@@ -204,3 +204,15 @@ func AppendMaskedFrame(dst []byte, op Opcode, payload []byte, key [4]byte) []byt
 	maskBytes(key, dst[start:])
 	return dst
 }
+
+// Payload returns the payload and opcode of frame, one complete unmasked
+// frame as AppendFrame makes it; ok is false when frame is not exactly one
+// such frame. It lets a transport that is not WebSocket (the HTTP fallbacks)
+// carry the frames a session sends without a second encoder.
+func Payload(frame []byte) (payload []byte, op Opcode, ok bool) {
+	h, n, ok := parseHeader(frame)
+	if !ok || h.masked || !h.fin || uint64(len(frame)-n) != h.length {
+		return nil, 0, false
+	}
+	return frame[n:], h.op, true
+}

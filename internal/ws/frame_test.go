@@ -181,3 +181,26 @@ func TestPrependFrameHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestPayload checks that Payload undoes AppendFrame at every length
+// boundary and refuses what is not exactly one unmasked frame.
+func TestPayload(t *testing.T) {
+	for _, n := range []int{0, 1, 125, 126, 127, 65535, 65536, 70000} {
+		want := bytes.Repeat([]byte{'x'}, n)
+		f := AppendFrame(nil, OpText, want)
+		got, op, ok := Payload(f)
+		if !ok || op != OpText || !bytes.Equal(got, want) {
+			t.Fatalf("Payload of a %d-byte frame = %d bytes, %v, %v", n, len(got), op, ok)
+		}
+		if _, _, ok := Payload(f[:len(f)-1]); n > 0 && ok {
+			t.Errorf("Payload accepted a %d-byte frame cut short", n)
+		}
+		if _, _, ok := Payload(append(f, 0)); ok {
+			t.Errorf("Payload accepted a %d-byte frame with a byte after it", n)
+		}
+	}
+	masked := AppendMaskedFrame(nil, OpText, []byte("hi"), [4]byte{1, 2, 3, 4})
+	if _, _, ok := Payload(masked); ok {
+		t.Error("Payload accepted a masked frame")
+	}
+}

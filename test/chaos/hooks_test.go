@@ -5,20 +5,27 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/roostproject/roost/internal/auth"
+	"github.com/roostproject/roost/internal/webhook"
 )
 
 // hooks is a real HTTP receiver of the app's webhooks (Pusher docs,
-// "Webhooks"): it checks each request's signature and keeps every event.
+// "Webhooks"): it checks each request's signature and keeps every event,
+// once: an event whose id (webhook.HeaderEventIDs) it has already kept is
+// dropped, as docs/webhooks.md tells receivers to (a node killed with
+// requests in flight has them sent again by the node that takes over its
+// outbox).
 type hooks struct {
 	url string
 
-	mu     sync.Mutex // guards events and bad
+	mu     sync.Mutex // guards events, seen and bad
 	events []hook
-	bad    int // requests with a wrong signature or body
+	seen   map[string]bool // the ids of the events kept
+	bad    int             // requests with a wrong signature or body
 }
 
 // hook is one webhook event.
@@ -31,7 +38,7 @@ type hook struct {
 }
 
 func startHooks(t *testing.T) *hooks {
-	h := &hooks{}
+	h := &hooks{seen: map[string]bool{}}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	h.url = srv.URL
@@ -51,7 +58,18 @@ func (h *hooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
-	h.events = append(h.events, batch.Events...)
+	ids := strings.Split(r.Header.Get(webhook.HeaderEventIDs), ",")
+	if len(ids) != len(batch.Events) {
+		h.bad++
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	for i, e := range batch.Events {
+		if !h.seen[ids[i]] {
+			h.seen[ids[i]] = true
+			h.events = append(h.events, e)
+		}
+	}
 }
 
 // snapshot returns every event received so far and the count of bad

@@ -86,12 +86,12 @@ func (r *run) liveNodes() []int {
 }
 
 // rounds runs rounds of client work, faults and checks until d has
-// passed and every kind of fault has been tried.
-func (r *run) rounds(d time.Duration) {
+// passed, every kind of fault has been tried, and min rounds have run.
+func (r *run) rounds(d time.Duration, min int) {
 	end := time.Now().Add(d)
 	r.deck = r.faultKinds()
 	r.rng.Shuffle(len(r.deck), func(i, j int) { r.deck[i], r.deck[j] = r.deck[j], r.deck[i] })
-	for round := 0; time.Now().Before(end) || len(r.deck) > 0; round++ {
+	for round := 0; time.Now().Before(end) || len(r.deck) > 0 || round < min; round++ {
 		r.step("round %d", round)
 		f := r.chooseFault()
 		early := r.rng.IntN(2) == 0

@@ -67,30 +67,10 @@ type knownFailure struct {
 	why                  string
 }
 
-// knownFailures are the bugs found and not yet fixed. Both have one cause:
-// a count write to Redis that timed out (a stopped Redis, or one stopped
-// primary of a Cluster) runs when Redis resumes, its answer lost, and the
-// resync after it finds the node's share already written, so the
-// channel_occupied or channel_vacated it made is never reported. The fix
-// is to send a batch again under its id until Redis answers, with its
-// answers kept beside the counts.
-var knownFailures = []knownFailure{
-	{"redis", "webhook", faultPause, 2, "the occupancy webhooks of a change made while Redis is paused are lost: " +
-		"a channel never announced occupied, or a join refused (503) followed by a channel_vacated never preceded by an occupied"},
-	{"redis-cluster", "webhook", faultPause, 3, "a channel subscribed while a primary is paused is never announced " +
-		"occupied (seed 31), or a join refused (503) is followed by a channel_vacated never preceded by an occupied (seed 3)"},
-	{"nats", "webhook", faultPause, 777, "a channel_vacated missing after a SIGSTOP of NATS (private-a): found by a fresh " +
-		"seed after the merge, not diagnosed; the count writes to NATS lose a transition the same way if a write " +
-		"ran without its answer arriving"},
-	{"redis", "webhook", faultPartition, 1796173059709980564, "member_added twice for one member after one node was " +
-		"cut from Redis and healed (member_added less member_removed 2): found by a fresh seed at the end of the round, " +
-		"not diagnosed"},
-	{"redis-cluster", "subscription_count", faultKill, 1796173059709980564, "after a kill -9 of a node a client " +
-		"kept subscription_count 2 for channels with one subscriber: found by a fresh seed at the end of the round, " +
-		"not diagnosed"},
-	{"redis-cluster", "webhook", faultData, 31, "a channel_vacated missing after a restart with data: the same cause, " +
-		"a write that ran before the save without its answer arriving"},
-}
+// knownFailures are the bugs found and not yet fixed: none at the moment.
+// The last ones (seeds 2, 3, 31, 777 and 1796173059709980564) are fixed and
+// their seeds replayed by TestChaosRegressions.
+var knownFailures = []knownFailure{}
 
 // excused returns why a violation is accepted on backend, or "".
 func excused(backend string, v violation) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -66,6 +67,54 @@ func deleteRedisKeys(ctx context.Context, url, prefix string) {
 	for iter.Next(ctx) {
 		rc.Del(ctx, iter.Val())
 	}
+}
+
+// departureRecorded reports whether a node under prefix has a departure
+// recorded in its outbox, which it writes after the departure's hold.
+func departureRecorded(r testutil.Reach, prefix string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var keys []string
+	if r.PrefixFlag == "--nats-prefix" {
+		keys = natsOutboxKeys(ctx, r.URL, prefix)
+	} else {
+		keys = redisOutboxKeys(ctx, r.URL, prefix)
+	}
+	return slices.ContainsFunc(keys, func(k string) bool { return strings.Contains(k, "departure-") })
+}
+
+// redisOutboxKeys lists the entry keys of every node's outbox under
+// prefix on a single Redis.
+func redisOutboxKeys(ctx context.Context, url, prefix string) []string {
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return nil
+	}
+	rc := redis.NewClient(opt)
+	defer rc.Close()
+	var keys []string
+	for iter := rc.Scan(ctx, 0, prefix+":outbox:*", 100).Iterator(); iter.Next(ctx); {
+		fields, _ := rc.HKeys(ctx, iter.Val()).Result()
+		keys = append(keys, fields...)
+	}
+	return keys
+}
+
+// natsOutboxKeys lists the keys of the outbox bucket under prefix (node
+// and entry key).
+func natsOutboxKeys(ctx context.Context, url, prefix string) []string {
+	nc, err := nats.Connect(url, nats.Timeout(time.Second))
+	if err != nil {
+		return nil
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	kv, err := js.KeyValue(ctx, prefix+"_outbox")
+	if err != nil {
+		return nil
+	}
+	keys, _ := kv.Keys(ctx)
+	return keys
 }
 
 // TestPresenceAcrossNodes: two tabs of one user on two nodes are one

@@ -13,6 +13,11 @@
 // except in CI (CI=true), where they fail: CI must always run them. The
 // cluster tests with the official Pusher clients live in e2e/test/cluster-*.
 //
+// The durable webhook outbox (docs/webhooks.md, "Durable on a cluster") has
+// its own tests with a receiver in the test: TestKilledNodesWebhooksAreDelivered
+// on every backend, TestWebhooksSurviveBackendRestartWithData and
+// TestKilledNodesDuplicatesAreItsLastRequests.
+//
 // The behaviours every backend must show alike run from one table of
 // backends (testutil.Backends): the machine's Redis, a private Redis
 // Cluster of three primaries, and a private NATS with JetStream on a port

@@ -36,11 +36,11 @@ func (c Counts) Resync() { c.n.SyncCounts() }
 func Start[S cluster.Store](t testing.TB, url string, s cluster.Settings, open func(string, cluster.Settings) (S, error)) *Node[S] {
 	t.Helper()
 	var store S
-	n, err := cluster.Open(s, cluster.Backend{URL: url, Open: func(url string, s cluster.Settings) (cluster.Store, error) {
+	n, err := cluster.Open(s, cluster.StoreBackend(url, func(url string, s cluster.Settings) (S, error) {
 		var err error
 		store, err = open(url, s)
 		return store, err
-	}})
+	}, nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,11 +13,8 @@ import (
 // several comma-separated for a NATS cluster, or "tls://..." (TLS), with
 // JetStream enabled.
 func Backend(url string) cluster.Backend {
-	return cluster.Backend{URL: url, Open: openStore, Kept: Kept, Purge: Purge}
+	return cluster.StoreBackend(url, open, Kept, Purge)
 }
-
-// openStore is open, for cluster.Backend.
-func openStore(url string, s cluster.Settings) (cluster.Store, error) { return open(url, s) }
 
 // Post implements cluster.Board: one key per node in the dashboard bucket.
 func (n *NATS) Post(ctx context.Context, node string, v []byte) error {

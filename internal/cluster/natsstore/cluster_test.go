@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -19,13 +17,7 @@ import (
 	"github.com/roostproject/roost/internal/cluster/clustertest"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/testutil"
-	"github.com/roostproject/roost/internal/webhook"
 )
-
-const natsURL = "nats://127.0.0.1:4222"
-
-// quiet is the log of benchmarks' nodes.
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // natsWait bounds every wait for the cluster to converge over NATS.
 const natsWait = 30 * time.Second
@@ -61,7 +53,7 @@ type inbox = clustertest.Inbox
 
 // nodes starts n nodes on the machine's NATS under a fresh prefix.
 func nodes(t *testing.T, n int, ttl time.Duration) ([]*node, []*inbox) {
-	return nodesAt(t, natsURL, n, func(_ int, c *cluster.Settings) { c.NodeTTL = ttl })
+	return nodesAt(t, testutil.MachineNATSURL, n, func(_ int, c *cluster.Settings) { c.NodeTTL = ttl })
 }
 
 // nodesAt starts n nodes on url under a fresh prefix, each Config changed
@@ -145,7 +137,7 @@ func TestTransitionsExactlyOnce(t *testing.T) {
 func TestOccupiedVacatedExactlyOnce(t *testing.T) {
 	const n, rounds = 4, 10
 	obs := &clustertest.Occupancy{}
-	ns, _ := nodesAt(t, natsURL, n, func(_ int, c *cluster.Settings) { c.Observer = obs })
+	ns, _ := nodesAt(t, testutil.MachineNATSURL, n, func(_ int, c *cluster.Settings) { c.Observer = obs })
 	for r := range rounds {
 		channel := fmt.Sprint("race-", r)
 		for _, d := range []int{1, -1} {
@@ -179,30 +171,32 @@ func race(ns []*node, f func(*node)) {
 
 func TestMessagesCrossNodesOnlyWhenSubscribed(t *testing.T) {
 	ns, boxes := nodes(t, 2, 0)
-	ready := make(chan struct{})
-	ns[1].Subscribe("app", "news.sport", func() { close(ready) })
-	<-ready
-	ns[0].Publish(&hub.Message{App: "app", Channel: "other", Event: "e", Data: "y"})
-	ns[0].Publish(&hub.Message{App: "app", Channel: "news.sport", Event: "e", Data: "z"})
-	testutil.Eventually(t, natsWait, "delivery", func() bool { return boxes[1].Has("e", "z") })
-	if boxes[1].Has("e", "y") {
-		t.Fatal("a node received a channel it has no subscriber on")
-	}
+	subscribe(ns[1], "news.sport")
+	away := &hub.Message{App: "app", Channel: "other", Event: "e", Data: "y"}
+	sport := &hub.Message{App: "app", Channel: "news.sport", Event: "e", Data: "z"}
+	arrivesWithout(t, ns[0], boxes[1], away, sport, "a node received a channel it has no subscriber on")
 	if !boxes[0].Has("e", "z") || boxes[0].Count("e", "z") != 1 {
 		t.Fatalf("the publishing node delivered its own event %d times, want once (locally, not its echo)", boxes[0].Count("e", "z"))
 	}
 	// After Unsubscribe, and a later subscription confirmed (NATS takes a
-	// node's changes in order), the channel's events stay away; the probe
-	// published after them shows they had their chance to arrive.
+	// node's changes in order), the channel's events stay away.
 	ns[1].Unsubscribe("app", "news.sport")
-	probed := make(chan struct{})
-	ns[1].Subscribe("app", "probe", func() { close(probed) })
-	<-probed
-	ns[0].Publish(&hub.Message{App: "app", Channel: "news.sport", Event: "after", Data: "w"})
-	ns[0].Publish(&hub.Message{App: "app", Channel: "probe", Event: "p", Data: "p"})
-	testutil.Eventually(t, natsWait, "the probe", func() bool { return boxes[1].Has("p", "p") })
-	if boxes[1].Has("after", "w") {
-		t.Fatal("a node still received a channel after its last subscriber left")
+	subscribe(ns[1], "probe")
+	after := &hub.Message{App: "app", Channel: "news.sport", Event: "after", Data: "w"}
+	probe := &hub.Message{App: "app", Channel: "probe", Event: "p", Data: "p"}
+	arrivesWithout(t, ns[0], boxes[1], after, probe, "a node still received a channel after its last subscriber left")
+}
+
+// arrivesWithout publishes away and then probe on from, waits until box has
+// probe, and fails with why if it has away too: probe, published after it,
+// shows that away had its chance to arrive.
+func arrivesWithout(t *testing.T, from *node, box *inbox, away, probe *hub.Message, why string) {
+	t.Helper()
+	from.Publish(away)
+	from.Publish(probe)
+	testutil.Eventually(t, natsWait, "delivery of "+probe.Channel, func() bool { return box.Has(probe.Event, probe.Data) })
+	if box.Has(away.Event, away.Data) {
+		t.Fatal(why)
 	}
 }
 
@@ -223,26 +217,10 @@ func TestDeadNodeIsReaped(t *testing.T) {
 	clustertest.DeadNodeIsReaped(t, ns[0], ns[1], boxes[0], natsWait)
 }
 
-// TestWebhookPendingAcrossNodes: a hold on one node is cancelled by a
-// comeback on another, and a take succeeds once, with its own token only.
-func TestWebhookPendingAcrossNodes(t *testing.T) {
+// TestPendingIsSharedAndTokened: see clustertest.PendingIsSharedAndTokened.
+func TestPendingIsSharedAndTokened(t *testing.T) {
 	ns, _ := nodes(t, 2, 0)
-	a, b := ns[0].WebhookPending(), ns[1].WebhookPending()
-	ops := []webhook.Op{{Kind: webhook.OpHold, Key: "vacated app c", Token: "t1", TTL: time.Minute}}
-	a.Apply(ops)
-	ops = []webhook.Op{{Kind: webhook.OpCancel, Key: "vacated app c"}, {Kind: webhook.OpTake, Key: "vacated app c", Token: "t1"}}
-	b.Apply(ops)
-	if !ops[0].Found || ops[1].Found {
-		t.Fatalf("cancel found %v, take after cancel found %v; want true, false", ops[0].Found, ops[1].Found)
-	}
-	a.Apply([]webhook.Op{{Kind: webhook.OpHold, Key: "k", Token: "t2", TTL: time.Minute}})
-	takes := []webhook.Op{{Kind: webhook.OpTake, Key: "k", Token: "old"}, {Kind: webhook.OpTake, Key: "k", Token: "t2"}}
-	b.Apply(takes)
-	again := []webhook.Op{{Kind: webhook.OpTake, Key: "k", Token: "t2"}}
-	a.Apply(again)
-	if takes[0].Found || !takes[1].Found || again[0].Found {
-		t.Fatalf("takes found %v %v, again %v; want false true false", takes[0].Found, takes[1].Found, again[0].Found)
-	}
+	clustertest.PendingIsSharedAndTokened(t, ns[0].WebhookPending(), ns[1].WebhookPending())
 }
 
 // BenchmarkCountsFlush: a flush of 100 changed channels (their first
@@ -251,19 +229,9 @@ func TestWebhookPendingAcrossNodes(t *testing.T) {
 func BenchmarkCountsFlush(b *testing.B) {
 	for _, parallel := range []int{1, flushParallel} {
 		b.Run(fmt.Sprint("parallel-", parallel), func(b *testing.B) {
-			ns, _ := nodesAt(b, natsURL, 1, func(_ int, c *cluster.Settings) { c.Logger = quiet })
-			c := ns[0].Counts
+			ns, _ := nodesAt(b, testutil.MachineNATSURL, 1, clustertest.Quiet)
 			ns[0].Store.parallel = parallel
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				for _, d := range []int{1, -1} {
-					for ch := range 100 {
-						c.Subscribed("app", fmt.Sprint("flush-", ch), d)
-					}
-					c.Flush()
-				}
-			}
+			clustertest.CountsFlush(b, ns[0])
 		})
 	}
 }
@@ -300,4 +268,30 @@ func TestStaleGuessNeverDecides(t *testing.T) {
 	if got := members(b, "presence-g"); got != "[u1 u3]" {
 		t.Fatalf("members %s, want [u1 u3]", got)
 	}
+}
+
+func TestOutboxKeepsEntries(t *testing.T) {
+	ns, _ := nodes(t, 2, 0)
+	clustertest.OutboxKeepsEntries(t, ns[0], ns[1])
+}
+
+func TestDeadNodesOutboxIsTakenOver(t *testing.T) {
+	took := &clustertest.Adoptions{}
+	ns, _ := nodesAt(t, testutil.MachineNATSURL, 2, func(i int, c *cluster.Settings) {
+		c.NodeTTL = 900 * time.Millisecond
+		if i == 0 {
+			c.Adopt = took.Adopt
+		}
+	})
+	clustertest.DeadNodesOutboxIsTakenOver(t, ns[0], ns[1], took, natsWait)
+}
+
+func TestCountBatchMadeOnce(t *testing.T) {
+	ns, _ := nodes(t, 1, 0)
+	clustertest.CountBatchMadeOnce(t, ns[0])
+}
+
+func TestTallyAcrossNodes(t *testing.T) {
+	ns, _ := nodes(t, 3, 0)
+	clustertest.TallyAcrossNodes(t, ns[0], ns[1], ns[2], natsWait)
 }

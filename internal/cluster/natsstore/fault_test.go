@@ -3,6 +3,7 @@ package natsstore
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"testing"
 	"time"
@@ -183,7 +184,7 @@ func TestStartsWithoutNATS(t *testing.T) {
 	srv := testutil.StartNATS(t)
 	srv.Kill()
 	box := &inbox{}
-	n := start(t, srv.URL(), cluster.Settings{Prefix: "late", Node: 1, Apps: []string{"app"}, Deliver: box.Deliver, Logger: quiet})
+	n := start(t, srv.URL(), cluster.Settings{Prefix: "late", Node: 1, Apps: []string{"app"}, Deliver: box.Deliver, Logger: slog.New(slog.DiscardHandler)})
 	t.Cleanup(func() { n.Close() })
 	if n.Ready() == nil {
 		t.Fatal("ready without NATS")

@@ -16,6 +16,14 @@ import (
 // errNotConnected is why a node is degraded while nats.go has no connection.
 var errNotConnected = fmt.Errorf("no connection to nats: %w", cluster.ErrDown)
 
+// downErr wraps err as the store unreachable when the connection is down.
+func (n *NATS) downErr(err error) error {
+	if err != nil && !n.nc.IsConnected() {
+		err = fmt.Errorf("%w: %v", errNotConnected, err)
+	}
+	return err
+}
+
 // errNoBuckets answers a call made before JetStream has answered once.
 var errNoBuckets = fmt.Errorf("nats: buckets not open: %w", cluster.ErrDown)
 
@@ -52,16 +60,15 @@ func (n *NATS) buckets(ctx context.Context) (*buckets, error) {
 }
 
 func (n *NATS) beat(ctx context.Context, b *buckets, epoch string) (missing bool, err error) {
-	_, err = b.alive.Get(ctx, n.node)
-	missing = errors.Is(err, jetstream.ErrKeyNotFound)
-	if err != nil && !missing {
+	e, err := lookup(ctx, b.alive, n.node)
+	if err != nil {
 		return false, err
 	}
 	if _, err = b.alive.PutString(ctx, n.node, epoch); err != nil {
 		return false, err
 	}
 	_, err = b.nodes.PutString(ctx, "node."+n.node, "")
-	return missing, err
+	return e == nil, err
 }
 
 // open returns the buckets, or errNoBuckets before they are open.
@@ -120,11 +127,8 @@ func (n *NATS) Alive(ctx context.Context, node string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	_, err = b.alive.Get(ctx, node)
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return false, nil
-	}
-	return err == nil, err
+	e, err := lookup(ctx, b.alive, node)
+	return e != nil, err
 }
 
 // Forget implements cluster.Heartbeats.
@@ -182,7 +186,13 @@ func splitKey(k string) (a, b string, ok bool) {
 
 // scanRaw calls f with every live key of kv matching filter and its value.
 func scanRaw(ctx context.Context, kv jetstream.KeyValue, filter string, f func(key string, value []byte)) error {
-	w, err := kv.Watch(ctx, filter, jetstream.IgnoreDeletes())
+	return watch(ctx, kv, filter, func(e jetstream.KeyValueEntry) { f(e.Key(), e.Value()) }, jetstream.IgnoreDeletes())
+}
+
+// watch calls f with the latest entry of every key of kv matching filter,
+// and returns once it has had them all.
+func watch(ctx context.Context, kv jetstream.KeyValue, filter string, f func(jetstream.KeyValueEntry), opts ...jetstream.WatchOpt) error {
+	w, err := kv.Watch(ctx, filter, opts...)
 	if err != nil {
 		return err
 	}
@@ -198,7 +208,7 @@ func scanRaw(ctx context.Context, kv jetstream.KeyValue, filter string, f func(k
 			if e == nil {
 				return nil
 			}
-			f(e.Key(), e.Value())
+			f(e)
 		}
 	}
 }

@@ -18,9 +18,12 @@ import (
 // expires after NodeTTL; nodes the nodes that ever beat (to know whom to
 // reap, for RecordTTL after their last beat) and the reapers' locks;
 // webhooks the delayed webhook events; dashboard each node's latest
-// dashboard figures.
+// dashboard figures; outbox each node's undelivered webhook events
+// (outbox.go); conns each node's connections per app, which expire
+// after ConnsTTL; routes the HTTP fallback sessions' holders, which
+// expire after cluster.RouteTTL.
 type buckets struct {
-	presence, users, counts, cache, alive, nodes, webhooks, dashboard jetstream.KeyValue
+	presence, users, counts, cache, alive, nodes, webhooks, dashboard, outbox, conns, routes jetstream.KeyValue
 }
 
 // webhookTTL bounds how long a delayed webhook event is kept: longer than
@@ -38,9 +41,12 @@ type bucketSpec struct {
 // specs lists the buckets, the one place that names them.
 func (b *buckets) specs(nodeTTL time.Duration) []bucketSpec {
 	return []bucketSpec{
-		{&b.presence, "presence", 0}, {&b.users, "users", 0}, {&b.counts, "counts", 0},
+		{&b.presence, "presence", cluster.ShareTTL}, {&b.users, "users", cluster.ShareTTL}, {&b.counts, "counts", cluster.ShareTTL},
 		{&b.cache, "cache", hub.CacheTTL}, {&b.alive, "alive", nodeTTL}, {&b.nodes, "nodes", cluster.RecordTTL},
 		{&b.webhooks, "webhooks", webhookTTL}, {&b.dashboard, "dashboard", webhookTTL},
+		{&b.outbox, "outbox", cluster.RecordTTL},
+		{&b.conns, "conns", cluster.ConnsTTL},
+		{&b.routes, "routes", cluster.RouteTTL},
 	}
 }
 
@@ -69,6 +75,9 @@ func (n *NATS) openBuckets(ctx context.Context) (*buckets, error) {
 
 func (n *NATS) bucket(ctx context.Context, name string, ttl time.Duration) (jetstream.KeyValue, error) {
 	kv, err := n.js.KeyValue(ctx, name)
+	if err == nil {
+		err = n.giveTTL(ctx, name, ttl)
+	}
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
 		kv, err = n.js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: name, TTL: ttl, Storage: jetstream.FileStorage})
 		if errors.Is(err, jetstream.ErrBucketExists) {
@@ -78,16 +87,38 @@ func (n *NATS) bucket(ctx context.Context, name string, ttl time.Duration) (jets
 	return kv, err
 }
 
+// giveTTL sets the TTL of an existing bucket that has none but should: a
+// bucket made by an earlier version, whose entries would never expire. A
+// bucket with a TTL of its own keeps it, as any other setting of its.
+func (n *NATS) giveTTL(ctx context.Context, name string, ttl time.Duration) error {
+	if ttl <= 0 {
+		return nil
+	}
+	st, err := n.js.Stream(ctx, "KV_"+name)
+	if err != nil || st.CachedInfo().Config.MaxAge != 0 {
+		return err
+	}
+	cfg := st.CachedInfo().Config
+	cfg.MaxAge = ttl
+	if _, err := n.js.UpdateStream(ctx, cfg); err != nil {
+		return err
+	}
+	n.log.Info("nats bucket given its TTL", "bucket", name, "ttl", ttl)
+	return nil
+}
+
 // hash is the value of a presence, users or counts key: per field (a
 // presence channel's user ids; "" in users and counts, whose keys name one
 // user or channel), each node's share.
 type hash map[string]*entry
 
 // entry is one field: each node's count and, for presence, the first
-// connection's user_info.
+// connection's user_info; for counts, each node's receipt of its last
+// batch (see counts.go).
 type entry struct {
-	N map[string]int `json:"n"`
-	I string         `json:"i,omitempty"`
+	N map[string]int    `json:"n"`
+	I string            `json:"i,omitempty"`
+	R map[string]string `json:"r,omitempty"`
 }
 
 func (e *entry) total() int {
@@ -105,14 +136,21 @@ func conflict(err error) bool {
 		api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
 }
 
-// read returns the hash at key and its revision (0: no such key).
-func read(ctx context.Context, kv jetstream.KeyValue, key string) (hash, uint64, error) {
+// lookup returns the entry at key, nil when there is none; it is nil too
+// when lookup fails, as jetstream's Get returns no entry with an error.
+func lookup(ctx context.Context, kv jetstream.KeyValue, key string) (jetstream.KeyValueEntry, error) {
 	e, err := kv.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return hash{}, 0, nil
+		return nil, nil
 	}
-	if err != nil {
-		return nil, 0, err
+	return e, err
+}
+
+// read returns the hash at key and its revision (0: no such key).
+func read(ctx context.Context, kv jetstream.KeyValue, key string) (hash, uint64, error) {
+	e, err := lookup(ctx, kv, key)
+	if e == nil {
+		return hash{}, 0, err
 	}
 	return decode(e.Value()), e.Revision(), nil
 }
@@ -191,9 +229,7 @@ func changeShare(ctx context.Context, kv jetstream.KeyValue, g *guesses, key, fi
 			e = &entry{N: map[string]int{}, I: info}
 		}
 		before = e.total()
-		if e.N[node] += delta; e.N[node] <= 0 {
-			delete(e.N, node)
-		}
+		e.add(node, delta)
 		after = e.total()
 		h[field] = e
 		if after == 0 {

@@ -39,14 +39,8 @@ type NATS struct {
 
 var _ cluster.Store = (*NATS)(nil)
 
-// Open returns the opener of a store on the NATS that url names:
-// "nats://[user:password@]host:port", several comma-separated for a NATS
-// cluster, or "tls://..." (TLS). JetStream must be enabled. A bad URL is
-// an error; an unreachable NATS is not.
-func Open(url string) func(cluster.Settings) (cluster.Store, error) {
-	return func(s cluster.Settings) (cluster.Store, error) { return open(url, s) }
-}
-
+// open connects to the NATS that url names (see Backend). A bad URL is an
+// error; an unreachable NATS is not.
 func open(url string, s cluster.Settings) (*NATS, error) {
 	n := &NATS{in: make(chan *nats.Msg, s.Outbox), subs: make(map[string]*nats.Subscription), parallel: flushParallel}
 	n.sent.max = s.Outbox

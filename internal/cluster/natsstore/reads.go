@@ -3,11 +3,8 @@ package natsstore
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"time"
-
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/roostproject/roost/internal/hub"
 )
@@ -85,11 +82,8 @@ func (n *NATS) Online(ctx context.Context, app string, ids []string) ([]string, 
 		}
 	}
 	inParallel(flushParallel, idx, func(i int) {
-		_, err := b.users.Get(ctx, key(app, ids[i]))
-		online[i] = err == nil
-		if err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
-			errs[i] = err
-		}
+		e, err := lookup(ctx, b.users, key(app, ids[i]))
+		online[i], errs[i] = e != nil, err
 	})
 	var out []string
 	for i, id := range ids {
@@ -110,11 +104,8 @@ func (n *NATS) Cached(ctx context.Context, app, channel string) (hub.Message, ti
 	if err != nil {
 		return hub.Message{}, 0, false, err
 	}
-	e, err := b.cache.Get(ctx, key(app, channel))
-	switch {
-	case errors.Is(err, jetstream.ErrKeyNotFound):
-		return hub.Message{}, 0, false, nil
-	case err != nil:
+	e, err := lookup(ctx, b.cache, key(app, channel))
+	if e == nil {
 		return hub.Message{}, 0, false, err
 	}
 	var m hub.Message

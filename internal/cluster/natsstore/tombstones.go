@@ -31,11 +31,31 @@ func (n *NATS) purgeTombstones() {
 	}
 	ctx, cancel := context.WithTimeout(n.ctx, time.Minute)
 	defer cancel()
+	limit := time.Now().Add(-tombstoneAge)
+	if err := purgeEmpty(ctx, b.counts, limit); err != nil {
+		n.log.Warn("old empty counts not removed", "bucket", b.counts.Bucket(), "err", err)
+	}
 	for _, kv := range []jetstream.KeyValue{b.presence, b.users, b.counts, b.webhooks} {
-		if err := n.purgeBucket(ctx, kv, time.Now().Add(-tombstoneAge)); err != nil {
+		if err := n.purgeBucket(ctx, kv, limit); err != nil {
 			n.log.Warn("old delete markers not removed", "bucket", kv.Bucket(), "err", err)
 		}
 	}
+}
+
+// purgeEmpty deletes the count keys written before limit whose total is
+// zero, kept only for the receipts of the batch that emptied them (see
+// counts.go); each at its revision, so that a count written since stays.
+func purgeEmpty(ctx context.Context, kv jetstream.KeyValue, limit time.Time) error {
+	old, err := oldEntries(ctx, kv, limit, func(e jetstream.KeyValueEntry) bool {
+		c := decode(e.Value())[""]
+		return e.Operation() == jetstream.KeyValuePut && (c == nil || c.total() == 0)
+	})
+	for _, e := range old {
+		if err := kv.Delete(ctx, e.Key(), jetstream.LastRevision(e.Revision())); err != nil && !conflict(err) {
+			return err
+		}
+	}
+	return err
 }
 
 // purgeBucket removes kv's delete markers written before limit.
@@ -49,25 +69,22 @@ func (n *NATS) purgeBucket(ctx context.Context, kv jetstream.KeyValue, limit tim
 
 // oldMarkers returns kv's delete markers written before limit.
 func oldMarkers(ctx context.Context, kv jetstream.KeyValue, limit time.Time) ([]jetstream.KeyValueEntry, error) {
-	w, err := kv.WatchAll(ctx)
+	return oldEntries(ctx, kv, limit, func(e jetstream.KeyValueEntry) bool { return e.Operation() != jetstream.KeyValuePut })
+}
+
+// oldEntries returns the latest entries of kv's keys written before limit
+// that pick picks.
+func oldEntries(ctx context.Context, kv jetstream.KeyValue, limit time.Time, pick func(jetstream.KeyValueEntry) bool) ([]jetstream.KeyValueEntry, error) {
+	var old []jetstream.KeyValueEntry
+	err := watch(ctx, kv, jetstream.AllKeys, func(e jetstream.KeyValueEntry) {
+		if e.Created().Before(limit) && pick(e) {
+			old = append(old, e)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer w.Stop()
-	var old []jetstream.KeyValueEntry
-	for {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case e := <-w.Updates():
-			if e == nil {
-				return old, nil
-			}
-			if e.Operation() != jetstream.KeyValuePut && e.Created().Before(limit) {
-				old = append(old, e)
-			}
-		}
-	}
+	return old, nil
 }
 
 // purgeMarkers removes each marker and what came before it on its key,

@@ -11,9 +11,10 @@ import (
 	"github.com/roostproject/roost/internal/cluster"
 )
 
-// TestOldTombstonesPurged: the delete markers of vacated channels are
-// removed, and a channel occupied again after its marker was read keeps
-// its count (the purge stops at the marker's sequence).
+// TestOldTombstonesPurged: the counts of vacated channels (kept for their
+// receipts) and then their delete markers are removed, and a channel
+// occupied again after its marker was read keeps its count (the purge
+// stops at the marker's sequence).
 func TestOldTombstonesPurged(t *testing.T) {
 	ns, _ := nodes(t, 1, 0)
 	n := ns[0]
@@ -25,6 +26,9 @@ func TestOldTombstonesPurged(t *testing.T) {
 	}
 	ctx := context.Background()
 	kv := n.Store.kv.Load().counts
+	if err := purgeEmpty(ctx, kv, time.Now().Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
 	old, err := oldMarkers(ctx, kv, time.Now().Add(time.Second))
 	if err != nil || len(old) != 2 {
 		t.Fatalf("markers %d, err %v; want the 2 of the vacated channels", len(old), err)

@@ -3,18 +3,21 @@ package natsstore
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/roostproject/roost/internal/cluster"
 	"github.com/roostproject/roost/internal/webhook"
 )
 
-// hold is the value of a pending event's key in the webhooks bucket.
+// hold is the value of a pending event's key in the webhooks bucket: its
+// mark (a pending token, or the receipt of what ended it; see
+// webhook.OpKind) and when it lapses.
 type hold struct {
-	Token   string `json:"t"`
-	Expires int64  `json:"x"` // Unix ns
+	Token   string         `json:"t"`
+	Expires int64          `json:"x"` // Unix ns
+	Done    webhook.OpKind `json:"d,omitempty"`
 }
 
 // Hold implements cluster.Store: each operation is a compare-and-set on
@@ -23,41 +26,42 @@ type hold struct {
 func (n *NATS) Hold(ctx context.Context, ops []webhook.Op) {
 	b, err := n.open()
 	for i := range ops {
-		op := &ops[i]
 		if err == nil {
-			op.Found, err = apply(ctx, b.webhooks, op)
+			err = apply(ctx, b.webhooks, &ops[i])
 		}
 		if err != nil {
 			n.link.Suspect()
-			op.Found = op.Kind == webhook.OpTake
+			cluster.TowardsSending(ops[i : i+1])
 		}
 	}
 }
 
-func apply(ctx context.Context, kv jetstream.KeyValue, op *webhook.Op) (bool, error) {
+// apply does op on its key and sets op.Found; a lapsed hold counts as
+// none.
+func apply(ctx context.Context, kv jetstream.KeyValue, op *webhook.Op) error {
 	k := token(op.Key)
 	if op.Kind == webhook.OpHold {
-		v, _ := json.Marshal(hold{op.Token, time.Now().Add(op.TTL).UnixNano()})
+		v, _ := json.Marshal(hold{Token: op.Token, Expires: time.Now().Add(op.TTL).UnixNano()})
 		_, err := kv.Put(ctx, k, v)
-		return false, err
+		return err
 	}
 	for {
-		e, err := kv.Get(ctx, k)
-		if errors.Is(err, jetstream.ErrKeyNotFound) {
-			return false, nil
-		}
-		if err != nil {
-			return false, err
+		e, err := lookup(ctx, kv, k)
+		if e == nil {
+			return err
 		}
 		var h hold
 		json.Unmarshal(e.Value(), &h)
-		live := time.Now().UnixNano() < h.Expires
-		if op.Kind == webhook.OpTake && h.Token != op.Token {
-			return false, nil
+		was := webhook.Mark{Token: h.Token, Done: h.Done}
+		m := op.ApplyTo(was, time.Now().UnixNano() < h.Expires)
+		if m == was {
+			return nil // nothing changed: not found, or found by its receipt
 		}
-		err = kv.Delete(ctx, k, jetstream.LastRevision(e.Revision()))
+		h.Token, h.Done = m.Token, m.Done
+		v, _ := json.Marshal(h)
+		_, err = kv.Update(ctx, k, v, e.Revision())
 		if !conflict(err) {
-			return live && err == nil, err
+			return err
 		}
 	}
 }

@@ -3,17 +3,16 @@ package redisstore
 import (
 	"context"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/roostproject/roost/internal/cluster"
 )
 
 // Backend is the Redis that url names, in one of the forms of
 // redisurl.Parse.
 func Backend(url string) cluster.Backend {
-	return cluster.Backend{URL: url, Open: openStore, Kept: Kept, Purge: Purge}
+	return cluster.StoreBackend(url, open, Kept, Purge)
 }
-
-// openStore is open, for cluster.Backend.
-func openStore(url string, s cluster.Settings) (cluster.Store, error) { return open(url, s) }
 
 // boardKey is the hash of the dashboards' entries: one key, so one slot of
 // a Redis Cluster.
@@ -21,7 +20,14 @@ func (r *Redis) boardKey() string { return r.cfg.Prefix + ":dashboard:nodes" }
 
 // Post implements cluster.Board.
 func (r *Redis) Post(ctx context.Context, node string, v []byte) error {
-	return r.call(ctx, func(ctx context.Context) error { return r.rdb.HSet(ctx, r.boardKey(), node, v).Err() })
+	return r.call(ctx, func(ctx context.Context) error {
+		_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			p.HSet(ctx, r.boardKey(), node, v)
+			p.PExpire(ctx, r.boardKey(), cluster.RecordTTL) // a cluster stopped whole leaves it for no longer
+			return nil
+		})
+		return err
+	})
 }
 
 // Entries implements cluster.Board.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,7 +46,7 @@ func nodes(t *testing.T, url string, n int, ttl time.Duration) ([]*node, []*inbo
 }
 
 // nodesWith is nodes with each node's Config changed by set first.
-func nodesWith(t *testing.T, url string, n int, ttl time.Duration, set func(i int, c *cluster.Settings)) ([]*node, []*inbox) {
+func nodesWith(t testing.TB, url string, n int, ttl time.Duration, set func(i int, c *cluster.Settings)) ([]*node, []*inbox) {
 	prefix := fmt.Sprintf("test-%d", rand.Uint64())
 	rs, boxes := make([]*node, n), make([]*inbox, n)
 	for i := range rs {
@@ -134,5 +135,65 @@ func TestReadyMeansSubscribed(t *testing.T) {
 	onBackends(t, func(t *testing.T, url string) {
 		rs, boxes := nodes(t, url, 2, 0)
 		clustertest.ReadyMeansSubscribed(t, rs[0], rs[1], boxes[1], redisWait)
+	})
+}
+
+func TestOutboxKeepsEntries(t *testing.T) {
+	onBackends(t, func(t *testing.T, url string) {
+		rs, _ := nodes(t, url, 2, 0)
+		clustertest.OutboxKeepsEntries(t, rs[0], rs[1])
+	})
+}
+
+func TestDeadNodesOutboxIsTakenOver(t *testing.T) {
+	onBackends(t, func(t *testing.T, url string) {
+		took := &clustertest.Adoptions{}
+		rs, _ := nodesWith(t, url, 2, 900*time.Millisecond, func(i int, c *cluster.Settings) {
+			if i == 0 {
+				c.Adopt = took.Adopt
+			}
+		})
+		clustertest.DeadNodesOutboxIsTakenOver(t, rs[0], rs[1], took, redisWait)
+	})
+}
+
+func TestCountBatchMadeOnce(t *testing.T) {
+	onBackends(t, func(t *testing.T, url string) {
+		rs, _ := nodes(t, url, 1, 0)
+		clustertest.CountBatchMadeOnce(t, rs[0])
+	})
+}
+
+// TestReapedNodeHasClientsChecked: once a dead node is reaped, every node
+// left checks what its clients were told (Reconcile, which sends again the
+// subscription counts that held the dead node's share), not only the one
+// that reaped it.
+func TestReapedNodeHasClientsChecked(t *testing.T) {
+	var checks [2]atomic.Int32
+	rs, _ := nodesWith(t, testutil.MachineRedisURL, 3, 3*time.Second, func(i int, c *cluster.Settings) {
+		if i < len(checks) {
+			c.Reconcile = func(context.Context, bool) { checks[i].Add(1) }
+		}
+	})
+	ctx := context.Background()
+	rs[2].Counts.Subscribed("app", "x", 1)
+	rs[2].FlushCounts()
+	rs[2].Halt()
+	testutil.Eventually(t, redisWait, "the dead node's count gone", func() bool {
+		n, err := rs[0].Counts.Count(ctx, "app", "x")
+		return err == nil && n == 0
+	})
+	for i := range checks {
+		checks[i].Store(0) // the checks of the nodes' start are long over (a reap waits a node TTL)
+	}
+	testutil.Eventually(t, redisWait, "both nodes left checking their clients", func() bool {
+		return checks[0].Load() > 0 && checks[1].Load() > 0
+	})
+}
+
+func TestTallyAcrossNodes(t *testing.T) {
+	onBackends(t, func(t *testing.T, url string) {
+		rs, _ := nodes(t, url, 3, 0)
+		clustertest.TallyAcrossNodes(t, rs[0], rs[1], rs[2], redisWait)
 	})
 }

@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/redis/go-redis/v9"
 
@@ -9,64 +10,80 @@ import (
 )
 
 // The counts are one Redis hash per app, whose entries hold each node's
-// subscriptions to a channel.
+// subscriptions to a channel. Beside it, each node's receipts (see
+// receiptsKey) make each count batch once.
 
 // AddCounts implements cluster.Shares: one script a channel, in one
-// pipeline. The scripts that ran before an error still report.
-func (r *Redis) AddCounts(ctx context.Context, changes map[cluster.Key]int) ([]cluster.Transition, error) {
-	keys := make([]cluster.Key, 0, len(changes))
+// pipeline, each made once per batch (see addScript).
+func (r *Redis) AddCounts(ctx context.Context, b cluster.Batch) ([]cluster.Transition, error) {
+	keys := make([]cluster.Key, 0, len(b.Counts))
 	var cmds []*redis.Cmd
-	err := r.call(ctx, func(ctx context.Context) error {
-		_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			for k, d := range changes {
-				keys = append(keys, k)
-				cmds = append(cmds, addScript.Eval(ctx, p, []string{r.channelsKey(k.App)}, k.Name, r.node, d, "", 0))
-			}
-			return nil
-		})
-		return err
+	id := batchID(b.ID)
+	err := r.pipeline(ctx, func(ctx context.Context, p redis.Pipeliner) {
+		for k, d := range b.Counts {
+			keys = append(keys, k)
+			ks := []string{r.channelsKey(k.App), r.receiptsKey(k.App)}
+			cmds = append(cmds, addScript.Eval(ctx, p, ks, k.Name, r.node, d, "", 0, id))
+		}
 	})
-	if cluster.Unreachable(err) {
+	if err != nil {
 		return nil, err
 	}
-	var moved []cluster.Transition
+	moved := make([]cluster.Transition, 0, len(cmds))
 	for i, cmd := range cmds {
-		if before, after, full, err := totals(cmd); err == nil && !full {
+		before, after, full, err := totals(cmd)
+		if err != nil {
+			return nil, err
+		}
+		if !full {
 			moved = append(moved, cluster.Transition{Key: keys[i], Before: before, After: after})
 		}
 	}
-	return moved, err
+	return moved, nil
 }
 
-// SetCounts implements cluster.Shares.
-func (r *Redis) SetCounts(ctx context.Context, all map[cluster.Key]int) ([]cluster.Transition, error) {
+// SetCounts implements cluster.Shares: one script an app, in one pipeline,
+// each made once per batch (see syncScript).
+func (r *Redis) SetCounts(ctx context.Context, b cluster.Batch) ([]cluster.Transition, error) {
 	byApp := make(map[string][]any)
-	for k, n := range all {
+	for k, n := range b.Counts {
 		byApp[k.App] = append(byApp[k.App], k.Name, n, "")
 	}
+	id := batchID(b.ID)
 	cmds := make(map[string]*redis.Cmd)
-	err := r.call(ctx, func(ctx context.Context) error {
-		_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			for _, app := range r.cfg.Apps {
-				cmds[app] = syncScript.Eval(ctx, p, []string{r.channelsKey(app)}, append([]any{r.node}, byApp[app]...)...)
-			}
-			return nil
-		})
-		return err
+	err := r.pipeline(ctx, func(ctx context.Context, p redis.Pipeliner) {
+		for _, app := range r.cfg.Apps {
+			args := append(append([]any{r.node}, byApp[app]...), id)
+			cmds[app] = syncScript.Eval(ctx, p, []string{r.channelsKey(app), r.receiptsKey(app)}, args...)
+		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	var moved []cluster.Transition
 	for app, cmd := range cmds {
-		moved = append(moved, synced(app, cmd)...)
+		t, err := synced(app, cmd)
+		if err != nil {
+			return nil, err
+		}
+		moved = append(moved, t...)
 	}
-	return moved, err
+	return moved, nil
 }
+
+// batchID is a count batch's id as the scripts compare it: zero-padded to
+// the length of the largest uint64.
+func batchID(id uint64) string { return fmt.Sprintf("%020d", id) }
 
 // synced reads syncScript's answer: the channels whose cluster-wide count
 // a resync took from zero, and those it took to zero.
-func synced(app string, cmd *redis.Cmd) []cluster.Transition {
+func synced(app string, cmd *redis.Cmd) ([]cluster.Transition, error) {
 	res, err := cmd.Slice()
-	if err != nil || len(res) != 2 {
-		return nil
+	if err != nil {
+		return nil, fmt.Errorf("redis: %w", err)
+	}
+	if len(res) != 2 {
+		return nil, fmt.Errorf("redis: a count resync answered %d lists, want 2", len(res))
 	}
 	var out []cluster.Transition
 	for i, before := range []int{0, 1} {
@@ -77,5 +94,5 @@ func synced(app string, cmd *redis.Cmd) []cluster.Transition {
 			}
 		}
 	}
-	return out
+	return out, nil
 }

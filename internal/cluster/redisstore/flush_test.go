@@ -37,3 +37,10 @@ func TestFlushBesideResyncWritesOnce(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCountsFlush: a flush of 100 changed channels on the machine's
+// Redis, their first subscriber and then their last (one pipeline each).
+func BenchmarkCountsFlush(b *testing.B) {
+	rs, _ := nodesWith(b, testutil.MachineRedisURL, 1, 0, clustertest.Quiet)
+	clustertest.CountsFlush(b, rs[0])
+}

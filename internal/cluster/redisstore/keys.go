@@ -11,12 +11,14 @@ import "strings"
 //     are tagged {app:channel}, so all of them live on the shard that
 //     carries the channel's messages, and a busy channel loads one shard;
 //   - an app's subscription counts and signed-in users are one hash each,
-//     tagged {app}: /channels and the watchlists read one key;
+//     tagged {app}: /channels and the watchlists read one key; each node's
+//     receipts of its count batches for the app share the tag;
 //   - the node-level keys (heartbeats, the node list, reap locks, each
 //     node's list of presence channels) are tagged {nodes}, so that one
 //     MGET reads every heartbeat.
 //
-// Each Lua script reads and writes one key, so no script spans two slots;
+// Each Lua script reads and writes one key (a count script also the
+// node's receipts, tagged alike), so no script spans two slots;
 // a pipeline may, and the cluster client splits it by slot. On one Redis
 // the braces are only characters.
 
@@ -43,6 +45,10 @@ func (r *Redis) presenceKey(app, channel string) string { return r.chanKey("pres
 func (r *Redis) cacheKey(app, channel string) string    { return r.chanKey("cache", app, channel) }
 func (r *Redis) channelsKey(app string) string          { return r.appKey("channels", app) }
 func (r *Redis) usersKey(app string) string             { return r.appKey("users", app) }
+
+// receiptsKey names this node's receipts of its last count batch for an
+// app (see addScript): tagged {app}, on the slot of the app's counts.
+func (r *Redis) receiptsKey(app string) string { return r.appKey("receipts", app) + ":" + r.node }
 
 // webhookKey names a held webhook event. The webhooks name an event
 // "kind:app:channel[:user]"; its key is tagged with the channel, so it

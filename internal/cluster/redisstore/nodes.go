@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -14,7 +15,8 @@ import (
 // the set of listed nodes, a reap lock per dead node and each node's list
 // of presence channels. The set and the lists expire too, RecordTTL after
 // the last heartbeat that refreshes them: a cluster that stops whole
-// leaves no node record behind for good.
+// leaves no node record behind for good. Each beat also refreshes the
+// expiry of the apps' hashes of counts and users (expiry.go).
 
 // Beat implements cluster.Heartbeats.
 func (r *Redis) Beat(ctx context.Context, epoch string) (missing bool, err error) {
@@ -27,6 +29,9 @@ func (r *Redis) Beat(ctx context.Context, epoch string) (missing bool, err error
 		p.SAdd(ctx, r.nodeKey("nodes"), r.node)
 		p.Expire(ctx, r.nodeKey("nodes"), cluster.RecordTTL)
 		p.Expire(ctx, r.nodeKey("node-presence", r.node), cluster.RecordTTL)
+		for _, app := range r.cfg.Apps {
+			r.expireApp(ctx, p, app)
+		}
 		return nil
 	})
 	return missing, err
@@ -74,15 +79,11 @@ func (r *Redis) Alive(ctx context.Context, node string) (bool, error) {
 
 // Forget implements cluster.Heartbeats.
 func (r *Redis) Forget(ctx context.Context, node string, reaped bool) {
-	r.call(ctx, func(ctx context.Context) error {
-		_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			if reaped {
-				p.SRem(ctx, r.nodeKey("nodes"), node)
-			}
-			p.Del(ctx, r.nodeKey("reap", node))
-			return nil
-		})
-		return err
+	r.pipeline(ctx, func(ctx context.Context, p redis.Pipeliner) {
+		if reaped {
+			p.SRem(ctx, r.nodeKey("nodes"), node)
+		}
+		p.Del(ctx, r.nodeKey("reap", node))
 	})
 }
 
@@ -95,12 +96,11 @@ func (r *Redis) Reap(ctx context.Context, node string) (gone cluster.Reaped, err
 
 func (r *Redis) reap(ctx context.Context, node string, gone *cluster.Reaped) error {
 	for _, app := range r.cfg.Apps {
-		vacated, err := reapScript.Run(ctx, r.rdb, []string{r.channelsKey(app)}, node).StringSlice()
+		err := r.unshare(ctx, r.channelsKey(app), node, func(channel string) {
+			gone.Vacated = append(gone.Vacated, cluster.Key{App: app, Name: channel})
+		})
 		if err != nil {
 			return err
-		}
-		for _, channel := range vacated {
-			gone.Vacated = append(gone.Vacated, cluster.Key{App: app, Name: channel})
 		}
 	}
 	chans, err := r.rdb.SMembers(ctx, r.nodeKey("node-presence", node)).Result()
@@ -109,22 +109,40 @@ func (r *Redis) reap(ctx context.Context, node string, gone *cluster.Reaped) err
 	}
 	for _, ac := range chans {
 		k := pairKey(ac)
-		users, err := reapScript.Run(ctx, r.rdb, []string{r.presenceKey(k.App, k.Name)}, node).StringSlice()
+		err := r.unshare(ctx, r.presenceKey(k.App, k.Name), node, func(u string) {
+			gone.Removed = append(gone.Removed, cluster.Departure{App: k.App, Channel: k.Name, User: u})
+		})
 		if err != nil {
 			return err
 		}
-		for _, u := range users {
-			gone.Removed = append(gone.Removed, cluster.Departure{App: k.App, Channel: k.Name, User: u})
-		}
 	}
 	for _, app := range r.cfg.Apps {
-		users, err := reapScript.Run(ctx, r.rdb, []string{r.usersKey(app)}, node).StringSlice()
-		for _, u := range users {
+		err := r.unshare(ctx, r.usersKey(app), node, func(u string) {
 			gone.Offline = append(gone.Offline, cluster.Key{App: app, Name: u})
-		}
+		})
 		if err != nil {
 			return err
 		}
 	}
 	return r.rdb.Del(ctx, r.nodeKey("node-presence", node)).Err()
+}
+
+// unshare removes node's share from every field of the hash at key
+// (syncScript with no shares) and calls gone with each field left with no
+// share at all.
+func (r *Redis) unshare(ctx context.Context, key, node string, gone func(field string)) error {
+	res, err := syncScript.Run(ctx, r.rdb, []string{key}, node).Slice()
+	if err != nil {
+		return err
+	}
+	if len(res) != 2 {
+		return fmt.Errorf("redis: a reap answered %d lists, want 2", len(res))
+	}
+	vacated, _ := res[1].([]any)
+	for _, f := range vacated {
+		if field, ok := f.(string); ok {
+			gone(field)
+		}
+	}
+	return nil
 }

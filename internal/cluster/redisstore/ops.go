@@ -149,6 +149,9 @@ func (r *Redis) queueRemote(ctx context.Context, p redis.Pipeliner, o *op) {
 		key = r.presenceKey(c.App, c.Channel)
 	}
 	o.script = addScript.Eval(ctx, p, []string{key}, c.Member.ID, r.node, c.Delta(), info, max)
+	if c.Kind == cluster.Join {
+		p.PExpire(ctx, key, cluster.ShareTTL) // it may have created the key (expiry.go)
+	}
 }
 
 // totals reads addScript's answer: the entry's totals before and after the

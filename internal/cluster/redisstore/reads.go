@@ -94,13 +94,9 @@ func (r *Redis) Online(ctx context.Context, app string, ids []string) ([]string,
 func (r *Redis) Cached(ctx context.Context, app, channel string) (hub.Message, time.Duration, bool, error) {
 	var get *redis.StringCmd
 	var ttl *redis.DurationCmd
-	err := r.call(ctx, func(ctx context.Context) error {
-		_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			get = p.Get(ctx, r.cacheKey(app, channel))
-			ttl = p.PTTL(ctx, r.cacheKey(app, channel))
-			return nil
-		})
-		return err
+	err := r.pipeline(ctx, func(ctx context.Context, p redis.Pipeliner) {
+		get = p.Get(ctx, r.cacheKey(app, channel))
+		ttl = p.PTTL(ctx, r.cacheKey(app, channel))
 	})
 	if err != nil {
 		return hub.Message{}, 0, false, err

@@ -94,11 +94,22 @@ func (r *Redis) call(ctx context.Context, f func(ctx context.Context) error) err
 	return r.failed(err)
 }
 
+// pipeline sends the commands queue queues on p in one pipeline, through
+// call.
+func (r *Redis) pipeline(ctx context.Context, queue func(ctx context.Context, p redis.Pipeliner)) error {
+	return r.call(ctx, func(ctx context.Context) error {
+		_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			queue(ctx, p)
+			return nil
+		})
+		return err
+	})
+}
+
 // failed sorts out an error from Redis (see call).
 func (r *Redis) failed(err error) error {
-	var reply redis.Error
 	switch {
-	case errors.As(err, &reply):
+	case isReply(err):
 		r.log.Error("redis refused a command", "err", err)
 		return err
 	case timedOut(err):

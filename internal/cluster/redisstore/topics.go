@@ -91,7 +91,7 @@ func (p *plainTopics) current() *redis.PubSub {
 // an outage (see cluster.Link); one replaced by resubscribe is not.
 func (p *plainTopics) run() {
 	r := p.r
-	r.n.Go(p.watch)
+	r.n.Every(checkEvery, p.check)
 	for r.ctx.Err() == nil {
 		ps := p.current()
 		in, err := ps.Receive(r.ctx)
@@ -110,26 +110,17 @@ func (p *plainTopics) run() {
 	}
 }
 
-// watch subscribes again when the server the node's commands go to has
+// check subscribes again when the server the node's commands go to has
 // none of its subscriptions.
-func (p *plainTopics) watch() {
-	t := time.NewTicker(checkEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-p.r.ctx.Done():
-			return
-		case <-t.C:
-		}
-		if !p.r.link.Healthy.Load() || !p.confirmed.Load() {
-			continue
-		}
-		ctx, cancel := context.WithTimeout(p.r.ctx, p.r.cfg.SlowReply)
-		n, err := p.r.rdb.PubSubNumSub(ctx, p.self).Result()
-		cancel()
-		if err == nil && n[p.self] == 0 && p.confirmed.Load() {
-			p.resubscribe()
-		}
+func (p *plainTopics) check() {
+	if !p.r.link.Healthy.Load() || !p.confirmed.Load() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(p.r.ctx, p.r.cfg.SlowReply)
+	defer cancel()
+	n, err := p.r.rdb.PubSubNumSub(ctx, p.self).Result()
+	if err == nil && n[p.self] == 0 && p.confirmed.Load() {
+		p.resubscribe()
 	}
 }
 

@@ -9,44 +9,56 @@ import (
 	"github.com/roostproject/roost/internal/webhook"
 )
 
-// takeScript deletes KEYS[1] if it holds ARGV[1]; 1 if it did.
+// A key of a delayed event holds its pending token, or the receipt of the
+// cancel ("!c:" and the comeback's token) or take ("!t:" and the token)
+// that ended it, for the rest of its TTL (see webhook.OpKind). Tokens
+// never start with "!".
+
+// cancelScript cancels KEYS[1] if it is pending, leaving ARGV[1]'s
+// receipt; 1 if it was pending or already cancelled by ARGV[1].
+var cancelScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if not v then return 0 end
+if v == '!c:' .. ARGV[1] then return 1 end
+if string.sub(v, 1, 1) == '!' then return 0 end
+redis.call('SET', KEYS[1], '!c:' .. ARGV[1], 'KEEPTTL')
+return 1
+`)
+
+// takeScript takes KEYS[1] if it is pending with ARGV[1], leaving its
+// receipt; 1 if it was, or was already taken with ARGV[1].
 var takeScript = redis.NewScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
+local v = redis.call('GET', KEYS[1])
+if v == '!t:' .. ARGV[1] then return 1 end
+if v ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], '!t:' .. ARGV[1], 'KEEPTTL')
+return 1
 `)
 
 // Hold implements cluster.Store: one key per delayed event, a batch of
 // operations one pipeline, run in order.
 func (r *Redis) Hold(ctx context.Context, ops []webhook.Op) {
-	cmds := make([]*redis.IntCmd, len(ops))
-	takes := make([]*redis.Cmd, len(ops))
-	err := r.call(ctx, func(ctx context.Context) error {
-		_, err := r.rdb.Pipelined(ctx, func(pipe redis.Pipeliner) error {
-			for i, op := range ops {
-				key := r.webhookKey(op.Key)
-				switch op.Kind {
-				case webhook.OpHold:
-					pipe.Set(ctx, key, op.Token, op.TTL)
-				case webhook.OpCancel:
-					cmds[i] = pipe.Del(ctx, key)
-				case webhook.OpTake:
-					takes[i] = takeScript.Eval(ctx, pipe, []string{key}, op.Token)
-				}
+	cmds := make([]*redis.Cmd, len(ops))
+	err := r.pipeline(ctx, func(ctx context.Context, pipe redis.Pipeliner) {
+		for i, op := range ops {
+			key := r.webhookKey(op.Key)
+			switch op.Kind {
+			case webhook.OpHold:
+				pipe.Set(ctx, key, op.Token, op.TTL)
+			case webhook.OpCancel:
+				cmds[i] = cancelScript.Eval(ctx, pipe, []string{key}, op.Token)
+			case webhook.OpTake:
+				cmds[i] = takeScript.Eval(ctx, pipe, []string{key}, op.Token)
 			}
-			return nil
-		})
-		return err
+		}
 	})
 	if err != nil {
 		cluster.TowardsSending(ops)
 		return
 	}
 	for i := range ops {
-		switch {
-		case cmds[i] != nil:
-			ops[i].Found = cmds[i].Val() > 0
-		case takes[i] != nil:
-			n, _ := takes[i].Int64()
+		if cmds[i] != nil {
+			n, _ := cmds[i].Int64()
 			ops[i].Found = n > 0
 		}
 	}

@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/roostproject/roost/internal/cluster"
+	"github.com/roostproject/roost/internal/cluster/clustertest"
 	"github.com/roostproject/roost/internal/hub"
 	"github.com/roostproject/roost/internal/testutil"
 	"github.com/roostproject/roost/internal/webhook"
@@ -120,33 +122,61 @@ func TestDeadNodeTransitionsReportedOnce(t *testing.T) {
 	})
 }
 
-// TestPendingIsSharedAndTokened: a hold made on one node is cancelled from
-// another; a take only takes its own hold; a batch runs in order.
+// TestPendingIsSharedAndTokened: see clustertest.PendingIsSharedAndTokened.
 func TestPendingIsSharedAndTokened(t *testing.T) {
 	onBackends(t, func(t *testing.T, url string) {
 		rs, _ := nodes(t, url, 2, 0)
-		a, b := rs[0].WebhookPending(), rs[1].WebhookPending()
-		const key = "vacated:app:c"
-		apply := func(p *cluster.Pending, ops ...webhook.Op) []bool {
-			p.Apply(ops)
-			found := make([]bool, len(ops))
-			for i := range ops {
-				found[i] = ops[i].Found
+		clustertest.PendingIsSharedAndTokened(t, rs[0].WebhookPending(), rs[1].WebhookPending())
+	})
+}
+
+// TestDeferredDepartureHeldForComeback: a member leaves a node just after
+// its outage (not settled: the departure is deferred) and joins again on
+// another node, whose store answer is a first join. The deferred departure
+// is held in the store, so that the comeback's member_added is cancelled
+// against it instead of sent a second time; once settled the node finds
+// the member back and announces nothing. A departure nobody comes back
+// from is announced once.
+func TestDeferredDepartureHeldForComeback(t *testing.T) {
+	onBackends(t, func(t *testing.T, url string) {
+		rs, log := observed(t, url, 2, 900*time.Millisecond)
+		a, b := rs[0], rs[1]
+		ctx := t.Context()
+		for _, u := range []string{"back", "gone"} {
+			if first, err := b.Presence.Join(ctx, "app", "presence-d", hub.Member{ID: u}, 0); err != nil || !first {
+				t.Fatalf("join %s: first %v, err %v", u, first, err)
 			}
-			return found
 		}
-		apply(a, webhook.Op{Kind: webhook.OpHold, Key: key, Token: "1.1", TTL: time.Minute})
-		if got := apply(b, webhook.Op{Kind: webhook.OpCancel, Key: key}, webhook.Op{Kind: webhook.OpCancel, Key: key}); !slices.Equal(got, []bool{true, false}) {
-			t.Fatalf("cancels from another node found %v, want the hold exactly once", got)
+		b.Down(errors.New("an outage, for the test"))
+		b.Link().Up() // back, and not settled for a heartbeat period
+		for _, u := range []string{"back", "gone"} {
+			if last, err := b.Presence.Leave(ctx, "app", "presence-d", u); err != nil || last {
+				t.Fatalf("leave %s: announced %v (err %v), want deferred", u, last, err)
+			}
 		}
-		got := apply(b,
-			webhook.Op{Kind: webhook.OpHold, Key: key, Token: "1.2", TTL: time.Minute},
-			webhook.Op{Kind: webhook.OpHold, Key: key, Token: "2.1", TTL: time.Minute},
-			webhook.Op{Kind: webhook.OpTake, Key: key, Token: "1.2"},
-			webhook.Op{Kind: webhook.OpTake, Key: key, Token: "2.1"},
-			webhook.Op{Kind: webhook.OpTake, Key: key, Token: "2.1"})
-		if want := []bool{false, false, false, true, false}; !slices.Equal(got, want) {
-			t.Fatalf("batch found %v, want %v: only the newest hold, taken once", got, want)
+		if first, err := a.Presence.Join(ctx, "app", "presence-d", hub.Member{ID: "back"}, 0); err != nil || !first {
+			t.Fatalf("comeback on the other node: first %v, err %v", first, err)
 		}
+		cancel := []webhook.Op{{Kind: webhook.OpCancel, Key: webhook.RemovedKey("app", "presence-d", "back")}}
+		a.WebhookPending().Apply(cancel) // what the comeback's member_added does
+		if !cancel[0].Found {
+			t.Fatal("the comeback's member_added found no departure held: it would be sent a second time")
+		}
+		testutil.Eventually(t, redisWait, "the departure announced once settled", func() bool { return len(log()) > 0 })
+		if got, want := log(), []string{"1 removed presence-d gone"}; !slices.Equal(got, want) {
+			t.Fatalf("reported %q, want %q", got, want)
+		}
+	})
+}
+
+// TestDeadNodesDeferredDepartureAnnounced: see
+// clustertest.DeadNodesDeferredDepartureAnnounced.
+func TestDeadNodesDeferredDepartureAnnounced(t *testing.T) {
+	onBackends(t, func(t *testing.T, url string) {
+		removals := &clustertest.Removals{}
+		rs, boxes := nodesWith(t, url, 2, 900*time.Millisecond, func(i int, c *cluster.Settings) {
+			c.Observer = removals.Of(fmt.Sprint(i + 1))
+		})
+		clustertest.DeadNodesDeferredDepartureAnnounced(t, rs[0], rs[1], removals, boxes[0], redisWait)
 	})
 }

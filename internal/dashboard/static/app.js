@@ -161,6 +161,7 @@ async function refreshOverview() {
     cards.append(card);
   }
   showCluster(o);
+  showWebhooks(o);
   const r = $('#redis');
   r.textContent = now.redis ? '· Redis link ' + now.redis : '· single node';
   r.className = now.redis === 'down' ? 'down' : now.redis === 'up' ? 'up' : 'muted';
@@ -202,6 +203,40 @@ function showCluster(o) {
   for (const [k, fmt] of cols) sum.append(el('td', { textContent: fmt(total[k]) }));
   sum.append(el('td'));
   body.append(sum);
+}
+
+// showWebhooks lists each app's webhook figures; the outbox exists only in
+// a cluster, so a single node shows none there.
+function showWebhooks(o) {
+  const hooks = o.webhooks || [];
+  $('#webhooks').hidden = hooks.length === 0;
+  const body = $('#webhook-table tbody');
+  body.replaceChildren();
+  const cluster = Boolean(o.now.redis);
+  for (const w of hooks) {
+    const dropped = Object.entries(w.dropped || {}).filter(([, n]) => n > 0);
+    const cells = [['sent', fmtInt(w.sent)], ['queued', fmtInt(w.queued)],
+      ['outbox', cluster ? fmtInt(w.outbox) : '—'], ['oldest', fmtAge(w.oldest_s)],
+      ['failed', fmtInt(w.failed)], ['retried', fmtInt(w.retried)],
+      ['dropped', fmtInt(sum(w.dropped)) + (dropped.length ? ' (' + dropped.map(([k, n]) => k + ' ' + fmtInt(n)).join(', ') + ')' : '')],
+      ['adopted', fmtInt(w.adopted)]];
+    const row = el('tr', {}, el('th', { scope: 'row' }, el('code', { textContent: w.app })));
+    row.dataset.app = w.app;
+    for (const [k, text] of cells) {
+      const td = el('td', { textContent: text });
+      td.dataset.figure = k;
+      row.append(td);
+    }
+    body.append(row);
+  }
+}
+
+// fmtAge writes an age in seconds; none is a dash.
+function fmtAge(s) {
+  if (!s) return '—';
+  if (s < 60) return s.toFixed(1) + ' s';
+  if (s < 3600) return (s / 60).toFixed(1) + ' min';
+  return (s / 3600).toFixed(1) + ' h';
 }
 
 // Apps and channels
@@ -272,6 +307,7 @@ function line(e) {
   if (e.channel) parts.push(e.channel);
   if (e.event) parts.push(e.event);
   if (e.socket_id) parts.push('socket ' + e.socket_id);
+  if (e.transport) parts.push('over ' + e.transport);
   if (e.user_id) parts.push('user ' + e.user_id);
   if (e.url) parts.push(e.url + ' · ' + e.events + ' event' + (e.events === 1 ? '' : 's'));
   if (e.reason) parts.push('reason ' + e.reason + (e.code ? ' (close code ' + e.code + ')' : ''));

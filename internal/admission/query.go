@@ -1,18 +1,18 @@
-package server
+package admission
 
 import (
 	"net/url"
 	"strings"
 )
 
-// rawQuery is a request URL's raw query, read as url.Values would read it
+// Query is a request URL's raw query, read as url.Values would read it
 // without building them when it can: a query with no escape ('%', '+') and
 // no ';' (which url.ParseQuery refuses) unescapes to itself, so its values
 // are found by scanning it.
-type rawQuery string
+type Query string
 
 // Get returns the first value of key, as url.Values.Get does.
-func (q rawQuery) Get(key string) string {
+func (q Query) Get(key string) string {
 	raw := string(q)
 	if strings.ContainsAny(raw, "%+;") {
 		v, _ := url.ParseQuery(raw)

@@ -1,0 +1,81 @@
+package clustertest
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/roostproject/roost/internal/cluster"
+	"github.com/roostproject/roost/internal/hub"
+	"github.com/roostproject/roost/internal/testutil"
+	"github.com/roostproject/roost/internal/webhook"
+)
+
+// DeadNodesDeferredDepartureAnnounced checks that a departure a node
+// deferred (it left just after an outage, the store made it already) and
+// did not announce before it was killed is announced by the node that
+// reaps it, to subscribers and the observer, once; unless its member came
+// back: one member is back on alive, another came back and left again
+// there (alive's answer announces that departure; the reaper does not
+// again). alive and dead observe into removals; box is alive's inbox.
+func DeadNodesDeferredDepartureAnnounced[S cluster.Store](t *testing.T, alive, dead *Node[S], removals *Removals, box *Inbox, wait time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	ready := make(chan struct{})
+	alive.Subscribe("app", "presence-d", func() { close(ready) })
+	<-ready
+	testutil.Eventually(t, wait, "the survivor settled", func() bool { return alive.Link().Settled(alive.Period()) })
+	users := []string{"gone", "back", "again"}
+	for _, u := range users {
+		mustChange(t, "join "+u+" on the node to die", true)(dead.Presence.Join(ctx, "app", "presence-d", hub.Member{ID: u}, 0))
+	}
+	dead.Down(errors.New("an outage, for the test"))
+	dead.Link().Up() // back, and not settled for a heartbeat period
+	for _, u := range users {
+		mustChange(t, "leave "+u+" (deferred)", false)(dead.Presence.Leave(ctx, "app", "presence-d", u))
+	}
+	for _, u := range []string{"back", "again"} {
+		mustChange(t, "comeback of "+u, true)(alive.Presence.Join(ctx, "app", "presence-d", hub.Member{ID: u}, 0))
+		cancelRemoved(t, alive, u)
+	}
+	mustChange(t, "leave again", true)(alive.Presence.Leave(ctx, "app", "presence-d", "again"))
+	dead.Down(errors.New("an outage, so that it stays unsettled")) // announces nothing before it dies
+	dead.Halt()
+	want := []string{alive.ID() + " gone"}
+	testutil.Eventually(t, wait, "the dead node reaped, its deferred departure announced", func() bool {
+		_, listed, err := alive.Store.Nodes(ctx)
+		return err == nil && !slices.Contains(listed, dead.ID()) && len(removals.Got()) >= len(want)
+	})
+	if got := removals.Got(); !slices.Equal(got, want) {
+		t.Fatalf("member_removed reported %q, want %q", got, want)
+	}
+	for u, n := range map[string]int{"gone": 1, "back": 0, "again": 0} {
+		if got := box.Count("pusher_internal:member_removed", `{"user_id":"`+u+`"}`); got != n {
+			t.Errorf("%s's member_removed delivered %d times, want %d", u, got, n)
+		}
+	}
+}
+
+// mustChange checks a presence change's answer.
+func mustChange(t *testing.T, what string, want bool) func(bool, error) {
+	return func(got bool, err error) {
+		t.Helper()
+		if err != nil || got != want {
+			t.Fatalf("%s: answered %v (err %v), want %v", what, got, err, want)
+		}
+	}
+}
+
+// cancelRemoved does what the comeback's member_added does on a node with
+// member webhooks: it cancels the member_removed held back, which the
+// deferred departure's hold is.
+func cancelRemoved[S cluster.Store](t *testing.T, n *Node[S], user string) {
+	t.Helper()
+	op := []webhook.Op{{Kind: webhook.OpCancel, Key: webhook.RemovedKey("app", "presence-d", user), Token: "comeback:" + user}}
+	n.WebhookPending().Apply(op)
+	if !op[0].Found {
+		t.Fatalf("%s's comeback found no departure held", user)
+	}
+}
