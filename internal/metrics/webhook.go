@@ -47,7 +47,7 @@ func newWebhookDescs() *webhookDescs {
 		oldest: prometheus.NewDesc("roost_webhook_oldest_event_age_seconds",
 			"Age of the oldest webhook event not yet delivered or dropped, by app; 0 when there is none.", a, nil),
 		outboxed: prometheus.NewDesc("roost_webhook_outbox_depth",
-			"Webhook events of this node in the cluster's outbox (queued or held, not yet delivered or dropped), by app.", a, nil),
+			"Webhook events of this node the cluster's outbox has taken (queued or held, not yet delivered or dropped), by app.", a, nil),
 		adopted: prometheus.NewDesc("roost_webhook_adopted_total",
 			"Webhook events taken over from dead nodes' outboxes, by app; each may arrive twice.", a, nil),
 		latency: prometheus.NewDesc("roost_webhook_send_seconds", "Time of each webhook request until its answer, by app.", a, nil),

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -49,21 +50,35 @@ func (j *journal) forget(events []item, c *counters) {
 // event delivered before the store was asked costs no write. While the
 // store is away the writes wait here: the puts of the events still
 // queued (bounded by queue_bytes), and the removals of those written
-// before (bounded by what the outbox held).
+// before (bounded by what the outbox held). Each app's outbox gauge
+// (counters.outboxed) moves when the store has taken a write, so that it
+// counts the records another node would find there.
 type journal struct {
 	out  Outbox
 	wake chan struct{}
 
 	mu      sync.Mutex
-	pending map[string][]byte // puts not handed to the store yet
-	order   []string          // their keys, in order; may name removed ones
-	dels    []string          // removals of records handed to the store
+	pending map[string]put // puts not handed to the store yet
+	order   []string       // their keys, in order; may name removed ones
+	dels    []removal      // removals of records handed to the store
 
 	flushMu sync.Mutex // one write at a time
 }
 
+// put is a record to write, and the counters of its app.
+type put struct {
+	data []byte
+	c    *counters
+}
+
+// removal is the key of a record to remove, and the counters of its app.
+type removal struct {
+	key string
+	c   *counters
+}
+
 func newJournal(out Outbox) *journal {
-	return &journal{out: out, wake: make(chan struct{}, 1), pending: make(map[string][]byte)}
+	return &journal{out: out, wake: make(chan struct{}, 1), pending: make(map[string]put)}
 }
 
 // entryKey is the key of the record numbered seq: fixed-width hex, so
@@ -78,10 +93,9 @@ func entryKey(seq uint64) string {
 func (j *journal) put(seq uint64, data []byte, c *counters) {
 	k := entryKey(seq)
 	j.mu.Lock()
-	j.pending[k] = data
+	j.pending[k] = put{data, c}
 	j.order = append(j.order, k)
 	j.mu.Unlock()
-	c.outboxed.Add(1)
 	j.signal()
 }
 
@@ -96,10 +110,9 @@ func (j *journal) del(seq uint64, c *counters) {
 	if _, ok := j.pending[k]; ok {
 		delete(j.pending, k)
 	} else {
-		j.dels = append(j.dels, k)
+		j.dels = append(j.dels, removal{k, c})
 	}
 	j.mu.Unlock()
-	c.outboxed.Add(-1)
 	j.signal()
 }
 
@@ -142,45 +155,59 @@ func (j *journal) run(ctx context.Context) {
 func (j *journal) flush(ctx context.Context) error {
 	j.flushMu.Lock()
 	defer j.flushMu.Unlock()
-	puts, dels := j.takeAll()
-	if len(puts) == 0 && len(dels) == 0 {
+	keys, puts, dels := j.takeAll()
+	if len(keys) == 0 && len(dels) == 0 {
 		return nil
+	}
+	entries := make([]Entry, len(keys))
+	for i, k := range keys {
+		entries[i] = Entry{Key: k, Data: puts[i].data}
+	}
+	gone := make([]string, len(dels))
+	for i, d := range dels {
+		gone[i] = d.key
 	}
 	ctx, cancel := context.WithTimeout(ctx, journalWriteTime)
 	defer cancel()
-	err := j.out.Write(ctx, puts, dels)
-	if err != nil {
-		j.giveBack(puts, dels)
+	if err := j.out.Write(ctx, entries, gone); err != nil {
+		j.giveBack(keys, puts, dels)
+		return err
 	}
-	return err
+	for _, p := range puts {
+		p.c.outboxed.Add(1)
+	}
+	for _, d := range dels {
+		d.c.outboxed.Add(-1)
+	}
+	return nil
 }
 
-// takeAll removes and returns the queued writes.
-func (j *journal) takeAll() (puts []Entry, dels []string) {
+// takeAll removes and returns the queued writes: the keys of the puts,
+// in order, the puts, and the removals.
+func (j *journal) takeAll() (keys []string, puts []put, dels []removal) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	for _, k := range j.order {
-		if d, ok := j.pending[k]; ok {
-			puts = append(puts, Entry{Key: k, Data: d})
+		if p, ok := j.pending[k]; ok {
+			keys = append(keys, k)
+			puts = append(puts, p)
 		}
 	}
 	clear(j.pending)
 	j.order, dels, j.dels = j.order[:0], j.dels, nil
-	return puts, dels
+	return keys, puts, dels
 }
 
 // giveBack queues puts and dels again, before what was queued since. A
 // put removed meanwhile was queued as a removal (its put had been handed
 // over), after the put: the write stays right, only not elided.
-func (j *journal) giveBack(puts []Entry, dels []string) {
+func (j *journal) giveBack(keys []string, puts []put, dels []removal) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	keys := make([]string, 0, len(puts)+len(j.order))
-	for _, e := range puts {
-		j.pending[e.Key] = e.Data
-		keys = append(keys, e.Key)
+	for i, k := range keys {
+		j.pending[k] = puts[i]
 	}
-	j.order = append(keys, j.order...)
+	j.order = append(slices.Clone(keys), j.order...)
 	j.dels = append(dels, j.dels...)
 }
 

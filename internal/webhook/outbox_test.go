@@ -49,7 +49,8 @@ func (m *memOutbox) keys() []string {
 // TestJournalElidesAndGivesBack: a removal of a record not written yet
 // removes its put (no write at all); a write the store refuses is made
 // again, in order, with what came since, so that a removal never reaches
-// the store before its put.
+// the store before its put; the outbox depth counts the records the store
+// has taken, not those on their way.
 func TestJournalElidesAndGivesBack(t *testing.T) {
 	out := &memOutbox{kept: map[string][]byte{}}
 	j, c := newJournal(out), newCounters()
@@ -64,6 +65,9 @@ func TestJournalElidesAndGivesBack(t *testing.T) {
 	out.down = true
 	if j.flush(ctx) == nil {
 		t.Fatal("a refused write reported taken")
+	}
+	if n := c.outboxed.Load(); n != 0 {
+		t.Fatalf("outbox depth %d with every write refused, want 0", n)
 	}
 	j.del(2, c) // its put was handed over and given back: both go, in order
 	j.put(4, []byte("d"), c)

@@ -33,7 +33,7 @@ type counters struct {
 	sent, failed, retried atomic.Int64
 	dropped               [numDrops]atomic.Int64
 	queued                atomic.Int64 // events waiting in the app's queues
-	outboxed              atomic.Int64 // records in (or on their way to) the cluster's outbox
+	outboxed              atomic.Int64 // records the cluster's outbox has taken
 	adopted               atomic.Int64 // events taken over from dead nodes
 	buckets               []atomic.Int64
 	latencyNanos, latency atomic.Int64 // sum and count
