@@ -10,7 +10,7 @@ import (
 // channel, in the store. Changes are gathered in the Book and written every
 // flushEvery in batches (by tickLoop, which also writes them all again
 // after an outage), so Subscribed never waits for the store; reads add the
-// changes not written yet.
+// changes not written yet, and wait for a flush under way (Book.Writing).
 type counts struct {
 	n *Node
 	Book
@@ -28,6 +28,8 @@ var _ hub.Counts = (*counts)(nil)
 // Count implements hub.Counts.
 func (c *counts) Count(ctx context.Context, app, channel string) (int, error) {
 	k := Key{App: app, Name: channel}
+	c.Writing.RLock()
+	defer c.Writing.RUnlock()
 	total, err := read(c.n, ctx, func() (int, error) { return c.n.store.Count(ctx, app, channel) })
 	switch {
 	case Unreachable(err):
@@ -40,6 +42,8 @@ func (c *counts) Count(ctx context.Context, app, channel string) (int, error) {
 
 // Channels implements hub.Counts.
 func (c *counts) Channels(ctx context.Context, app, prefix string) (map[string]int, error) {
+	c.Writing.RLock()
+	defer c.Writing.RUnlock()
 	out, err := read(c.n, ctx, func() (map[string]int, error) { return c.n.store.Channels(ctx, app, prefix) })
 	switch {
 	case Unreachable(err):

@@ -24,7 +24,10 @@ type Book struct {
 	Dirty atomic.Bool
 	// Writing is held through a flush or a resync: one of them at a time,
 	// so that a resync never writes a share a flush is still adding to.
-	Writing sync.Mutex
+	// A read holds it shared, from asking the store until it has added the
+	// pending changes, so that no change moves from pending to the store
+	// in between, where the read would count it nowhere.
+	Writing sync.RWMutex
 
 	mu      sync.Mutex  // guards local and pending, and nothing else
 	local   map[Key]int // this node's subscriptions per channel
