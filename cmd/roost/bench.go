@@ -99,15 +99,20 @@ func parseMode(fs *flag.FlagSet, args []string, c *bench.Common, stderr io.Write
 	return true
 }
 
-// printResult writes v as JSON or its table.
-func printResult(w io.Writer, asJSON bool, v interface{ Table() string }) int {
+// finish ends a mode's run: its error, under the mode's name, or its
+// result, as JSON or as its table.
+func finish[R interface{ Table() string }](mode string, r R, err error, asJSON bool, stdout, stderr io.Writer) int {
+	if err != nil {
+		fmt.Fprintf(stderr, "roost bench %s: %v\n", mode, err)
+		return 1
+	}
 	if asJSON {
-		enc := json.NewEncoder(w)
+		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		enc.Encode(v)
+		enc.Encode(r)
 		return 0
 	}
-	fmt.Fprint(w, v.Table())
+	fmt.Fprint(stdout, r.Table())
 	return 0
 }
 
@@ -135,11 +140,7 @@ func benchIdle(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 2
 	}
 	r, err := bench.Idle(ctx, o)
-	if err != nil {
-		fmt.Fprintln(stderr, "roost bench idle:", err)
-		return 1
-	}
-	return printResult(stdout, *asJSON, r)
+	return finish("idle", r, err, *asJSON, stdout, stderr)
 }
 
 func benchFanout(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -157,11 +158,7 @@ func benchFanout(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return 2
 	}
 	r, err := bench.Fanout(ctx, o)
-	if err != nil {
-		fmt.Fprintln(stderr, "roost bench fanout:", err)
-		return 1
-	}
-	return printResult(stdout, *asJSON, r)
+	return finish("fanout", r, err, *asJSON, stdout, stderr)
 }
 
 func benchChurn(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -176,11 +173,7 @@ func benchChurn(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return 2
 	}
 	r, err := bench.Churn(ctx, o)
-	if err != nil {
-		fmt.Fprintln(stderr, "roost bench churn:", err)
-		return 1
-	}
-	return printResult(stdout, *asJSON, r)
+	return finish("churn", r, err, *asJSON, stdout, stderr)
 }
 
 func benchWebhook(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -202,11 +195,7 @@ func benchWebhook(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	o.Backend = strings.Fields(*backend)
 	r, err := bench.Webhook(ctx, o)
-	if err != nil {
-		fmt.Fprintln(stderr, "roost bench webhook:", err)
-		return 1
-	}
-	return printResult(stdout, *asJSON, r)
+	return finish("webhook", r, err, *asJSON, stdout, stderr)
 }
 
 func benchCluster(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -238,11 +227,7 @@ func benchCluster(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	o.Store = store
 	r, err := bench.Cluster(ctx, o)
-	if err != nil {
-		fmt.Fprintln(stderr, "roost bench cluster:", err)
-		return 1
-	}
-	return printResult(stdout, *asJSON, r)
+	return finish("cluster", r, err, *asJSON, stdout, stderr)
 }
 
 func benchNonReaders(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -262,11 +247,7 @@ func benchNonReaders(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	setServer(&o.Common, *serverBin, *env)
 	r, err := bench.NonReaders(ctx, o)
-	if err != nil {
-		fmt.Fprintln(stderr, "roost bench nonreaders:", err)
-		return 1
-	}
-	return printResult(stdout, *asJSON, r)
+	return finish("nonreaders", r, err, *asJSON, stdout, stderr)
 }
 
 func benchListing(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -286,11 +267,7 @@ func benchListing(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	setServer(&o.Common, *serverBin, *env)
 	r, err := bench.Listing(ctx, o)
-	if err != nil {
-		fmt.Fprintln(stderr, "roost bench listing:", err)
-		return 1
-	}
-	return printResult(stdout, *asJSON, r)
+	return finish("listing", r, err, *asJSON, stdout, stderr)
 }
 
 // serverFlags registers the flags that choose a child server's binary and
