@@ -21,7 +21,11 @@ const settleEvery = 100 * time.Millisecond
 
 // quiet waits, after the round that f (or no fault) marked, until every
 // node is ready and the cluster agrees with the model, notes how long
-// that took, and checks what only a quiet cluster can show.
+// that took, and checks what only a quiet cluster can show. Agreeing
+// takes two comparisons with every node's webhooks drained between them:
+// a webhook on its way when the first one looked (the channel_occupied a
+// node reports as it writes its counts again, some 70 ms before it
+// arrives) is then seen in the round whose fault made it, not the next.
 func (r *run) quiet(f *fault) {
 	kind := noFault
 	if f != nil {
@@ -31,7 +35,11 @@ func (r *run) quiet(f *fault) {
 	var d map[string]string
 	for {
 		if r.rig.ready() {
-			if d = r.fresh(r.diff()); len(d) == 0 {
+			drained := false
+			if d = r.fresh(r.diff()); len(d) == 0 && r.rig.webhooksDrained() {
+				d, drained = r.fresh(r.diff()), true
+			}
+			if len(d) == 0 && drained {
 				r.bounds[kind] = max(r.bounds[kind], time.Since(start))
 				break
 			}
@@ -66,8 +74,12 @@ func (r *run) unsettled(after string, d map[string]string) {
 		r.stale[k] = v
 	}
 	r.rebase(d)
-	if d == nil {
+	switch {
+	case d == nil:
 		r.violate("ready", "a node not ready %v after %s", convergeWait, after)
+		return
+	case len(d) == 0:
+		r.violate("webhook", "a node still has undelivered webhooks %v after %s", convergeWait, after)
 		return
 	}
 	byKind := map[string][]string{}

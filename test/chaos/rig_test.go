@@ -112,6 +112,31 @@ func (r *rig) ready() bool {
 	return true
 }
 
+// webhookSeries are the gauges of the app's webhook events a node has
+// not delivered: those waiting in its queue, and its records in the
+// cluster's outbox (queued, held for the delay, or in a request not
+// answered yet).
+var webhookSeries = []string{
+	fmt.Sprintf(`roost_webhook_queue_depth{app=%q}`, appID),
+	fmt.Sprintf(`roost_webhook_outbox_depth{app=%q}`, appID),
+}
+
+// webhooksDrained reports whether every live node has delivered every
+// webhook event it has (a node that does not answer has not).
+func (r *rig) webhooksDrained() bool {
+	for i, n := range r.nodes {
+		if !r.alive[i] {
+			continue
+		}
+		for _, s := range webhookSeries {
+			if n.Metric(s) != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // logs returns every node's stderr, for a failure.
 func (r *rig) logs() string {
 	var b strings.Builder

@@ -57,7 +57,7 @@ func TestKilledNodesDeferredDepartureIsAnnounced(t *testing.T) {
 			if _, ok := watcher.Await(hookWait, isRemoved("presence-d", "gone")); !ok {
 				t.Fatalf("the watcher on B never got member_removed of the member who left A: %s", watcher.Describe())
 			}
-			if !testutil.Poll(hookWait, func() bool { return hooks(d.recv, "member_removed", "presence-d") > 0 && d.b.metric(outboxSeries) == 0 }) {
+			if !testutil.Poll(hookWait, func() bool { return hooks(d.recv, "member_removed", "presence-d") > 0 && d.b.Metric(outboxSeries) == 0 }) {
 				t.Fatal("no member_removed webhook for the member who left A")
 			}
 			if n := hooks(d.recv, "member_removed", "presence-d"); n != 1 {

@@ -2,11 +2,9 @@ package cluster
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"testing"
@@ -43,23 +41,6 @@ webhooks: {delay: %s, batch_wait: 50ms, timeout: 1s, retry_for: 1m}
 	p := testutil.StartRoost(t, bin, name, append([]string{"--config", cfg}, r.NodeFlags(prefix)...)...)
 	return &node{Roost: p, t: t, name: name, url: p.URL,
 		rest: testutil.API{ID: appID, Key: appKey, Secret: appSecret, HTTP: &http.Client{Timeout: 10 * time.Second}}}
-}
-
-// metric returns the value of a series of n's /metrics (name and labels
-// as printed), or -1 when it is not there.
-func (n *node) metric(series string) float64 {
-	res, err := n.rest.HTTP.Get(n.url + "/metrics")
-	if err != nil {
-		return -1
-	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
-	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` (\S+)$`).FindSubmatch(body)
-	if m == nil {
-		return -1
-	}
-	v, _ := strconv.ParseFloat(string(m[1]), 64)
-	return v
 }
 
 // hookDuo is two nodes with webhooks to one receiver, over one backend.
@@ -112,8 +93,8 @@ func (d *hookDuo) queueOnA() []string {
 	c.Subscribe("held")
 	time.Sleep(300 * time.Millisecond) // past a count flush (100 ms), so that held is occupied before it is vacated
 	c.Send(`{"event":"pusher:unsubscribe","data":{"channel":"held"}}`)
-	if !testutil.Poll(hookWait, func() bool { return d.a.metric(outboxSeries) == 5 }) {
-		d.t.Fatalf("node A's outbox depth %v, want 5 (4 queued, 1 held)", d.a.metric(outboxSeries))
+	if !testutil.Poll(hookWait, func() bool { return d.a.Metric(outboxSeries) == 5 }) {
+		d.t.Fatalf("node A's outbox depth %v, want 5 (4 queued, 1 held)", d.a.Metric(outboxSeries))
 	}
 	slices.Sort(want)
 	return want
@@ -156,11 +137,11 @@ func TestKilledNodesWebhooksAreDelivered(t *testing.T) {
 		killed := time.Now()
 		d.awaitAll(want, killed)
 		adopted := fmt.Sprintf(`roost_webhook_adopted_total{app="%s"}`, appID)
-		if got := d.b.metric(adopted); got != 5 {
+		if got := d.b.Metric(adopted); got != 5 {
 			t.Fatalf("%s on B = %v, want 5", adopted, got)
 		}
-		if !testutil.Poll(hookWait, func() bool { return d.b.metric(outboxSeries) == 0 }) {
-			t.Fatalf("node B's outbox depth %v after delivering everything, want 0", d.b.metric(outboxSeries))
+		if !testutil.Poll(hookWait, func() bool { return d.b.Metric(outboxSeries) == 0 }) {
+			t.Fatalf("node B's outbox depth %v after delivering everything, want 0", d.b.Metric(outboxSeries))
 		}
 	})
 }
@@ -247,9 +228,9 @@ func TestKilledNodesDuplicatesAreItsLastRequests(t *testing.T) {
 	// delivered all of it: its outbox is empty again
 	adopted := fmt.Sprintf(`roost_webhook_adopted_total{app="%s"}`, appID)
 	if !testutil.Poll(hookWait, func() bool {
-		return d.b.metric(adopted) > 0 && vacated() > 0 && d.b.metric(outboxSeries) == 0
+		return d.b.Metric(adopted) > 0 && vacated() > 0 && d.b.Metric(outboxSeries) == 0
 	}) {
-		t.Fatalf("B took over %v events, reported %d vacated, outbox depth %v", d.b.metric(adopted), vacated(), d.b.metric(outboxSeries))
+		t.Fatalf("B took over %v events, reported %d vacated, outbox depth %v", d.b.Metric(adopted), vacated(), d.b.Metric(outboxSeries))
 	}
 	all, _ := d.recv.delivered()
 	occupied := map[string]bool{}
