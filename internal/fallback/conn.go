@@ -130,37 +130,42 @@ func (c *conn) pushLocked(it item, n int) {
 	}
 }
 
-// take removes what is queued for the request gen, encoded; last reports
-// that the session's close line is among it. mine is false when gen no
-// longer holds the session (a newer request took over).
-func (c *conn) take(gen uint64) (out []byte, last, mine bool) {
+// take removes what is queued for the request gen, encoded after room
+// bytes left free at the start of out, where the caller may frame it
+// without a copy; last reports that the session's close line is among it.
+// mine is false when gen no longer holds the session (a newer request took
+// over). Nothing queued gives an empty out.
+func (c *conn) take(gen uint64, room int) (out []byte, last, mine bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen != gen {
 		return nil, false, false
 	}
-	out = encode(c.queue)
+	if len(c.queue) > 0 {
+		// Quoting grows a message a little; room for 1/8 more, and
+		// append grows out when that is not enough.
+		out = encode(make([]byte, room, room+c.queued+c.queued/8+16), c.queue)
+	}
 	last = c.closing
 	c.h.cfg.Policy.Budget.Add(-c.queued)
 	c.queue, c.queued = nil, 0
 	return out, last, true
 }
 
-// encode writes items as lines, consecutive messages in one `a[...]`.
-func encode(items []item) []byte {
-	var out []byte
+// encode appends items to out as lines, consecutive messages in one
+// `a[...]`.
+func encode(out []byte, items []item) []byte {
 	for i := 0; i < len(items); {
 		if items[i].line != nil {
 			out = append(out, items[i].line...)
 			i++
 			continue
 		}
-		j := i
-		var msgs [][]byte
-		for ; j < len(items) && items[j].line == nil; j++ {
-			msgs = append(msgs, items[j].msg)
+		j := i + 1
+		for j < len(items) && items[j].line == nil {
+			j++
 		}
-		out = appendMessages(out, msgs)
+		out = appendMessages(out, items[i:j])
 		i = j
 	}
 	return out

@@ -154,7 +154,7 @@ func TestBacklogOverflowCloses4100(t *testing.T) {
 
 // openStreaming makes a streaming session in the table without a request
 // holding it.
-func (r *rig) openStreaming(t *testing.T) *conn {
+func (r *rig) openStreaming(t testing.TB) *conn {
 	t.Helper()
 	now := r.now()
 	c := &conn{h: r.Handler, key: "app-key/1/stream00", kind: streaming, release: func() { r.released.Add(1) }, wake: make(chan struct{}, 1), seen: now, loose: now}
@@ -164,13 +164,13 @@ func (r *rig) openStreaming(t *testing.T) *conn {
 	r.cfg.Do(func() { c.call().Init(r.app); close(done) })
 	<-done
 	c.attach(r.gens.Add(1))
-	c.take(c.gen) // connection_established
+	c.take(c.gen, 0) // connection_established
 	return c
 }
 
 // queued takes what c has queued.
 func (r *rig) queued(c *conn) string {
-	out, _, _ := c.take(c.gen)
+	out, _, _ := c.take(c.gen, 0)
 	return string(out)
 }
 

@@ -94,13 +94,17 @@ var _ Feed = (*feed)(nil)
 // session's close line, or when a newer request took the session over.
 func (f *feed) Take() ([]byte, bool) {
 	c := f.c
-	out, last, mine := c.take(f.gen)
+	room := 0
+	if f.chunked {
+		room = chunkRoom
+	}
+	out, last, mine := c.take(f.gen, room)
 	if !mine {
 		return f.frame(nil, true), true
 	}
-	if len(out) > 0 {
+	if n := len(out) - room; n > 0 {
 		st := &c.h.stats[c.kind]
-		st.BytesOut.Add(int64(len(out)))
+		st.BytesOut.Add(int64(n))
 		st.FramesOut.Add(1)
 	}
 	if last {
@@ -112,16 +116,24 @@ func (f *feed) Take() ([]byte, bool) {
 // Gone implements Feed: the request no longer holds the session.
 func (f *feed) Gone() { f.c.detach(f.gen) }
 
-// frame frames b as the response's next bytes; end adds the last chunk.
+// chunkRoom is what a chunk's size line takes at most: 16 hex digits and
+// CRLF.
+const chunkRoom = 18
+
+// frame frames what b holds past its first chunkRoom bytes (when chunked;
+// all of it otherwise) as the response's next bytes, in place; end adds
+// the last chunk.
 func (f *feed) frame(b []byte, end bool) []byte {
 	if !f.chunked {
 		return b
 	}
 	var out []byte
-	if len(b) > 0 {
-		out = strconv.AppendInt(make([]byte, 0, len(b)+16), int64(len(b)), 16)
+	if n := len(b) - chunkRoom; n > 0 {
+		var size [chunkRoom]byte
+		line := append(strconv.AppendInt(size[:0], int64(n), 16), '\r', '\n')
+		out = b[chunkRoom-len(line):]
+		copy(out, line)
 		out = append(out, '\r', '\n')
-		out = append(append(out, b...), '\r', '\n')
 	}
 	if end {
 		out = append(out, "0\r\n\r\n"...)

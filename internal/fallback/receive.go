@@ -74,7 +74,7 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request, key string, k kin
 func refuse(w http.ResponseWriter, code pusher.Code, reason string) {
 	startResponse(w)
 	b := append([]byte(nil), openLine...)
-	b = appendMessages(b, [][]byte{pusher.AppendError(nil, code, reason)})
+	b = appendMessages(b, []item{{msg: pusher.AppendError(nil, code, reason)}})
 	w.Write(append(b, closeLine(int(code), reason)...))
 }
 
@@ -112,7 +112,7 @@ func (h *Handler) hold(w http.ResponseWriter, r *http.Request, c *conn, fresh bo
 		timeout = t.C
 	}
 	for {
-		out, last, mine := c.take(gen)
+		out, last, mine := c.take(gen, 0)
 		switch {
 		case !mine:
 			return

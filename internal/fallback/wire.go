@@ -14,15 +14,15 @@ var (
 	heartbeatLine = []byte("h\n")
 )
 
-// appendMessages appends one `a[...]` line carrying msgs, each a Pusher
-// message (JSON text), as a JSON string.
-func appendMessages(dst []byte, msgs [][]byte) []byte {
+// appendMessages appends one `a[...]` line carrying the messages of
+// msgs, each a Pusher message (JSON text), as a JSON string.
+func appendMessages(dst []byte, msgs []item) []byte {
 	dst = append(dst, 'a', '[')
 	for i, m := range msgs {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendQuoted(dst, m)
+		dst = appendQuoted(dst, m.msg)
 	}
 	return append(dst, ']', '\n')
 }
