@@ -23,56 +23,51 @@ import (
 // AddCounts implements cluster.Shares: one compare-and-set a channel,
 // flushParallel at once, each made once per batch.
 func (n *NATS) AddCounts(ctx context.Context, batch cluster.Batch) ([]cluster.Transition, error) {
-	b, err := n.open()
-	if err != nil {
-		return nil, err
-	}
 	keys := make([]cluster.Key, 0, len(batch.Counts))
 	for k := range batch.Counts {
 		keys = append(keys, k)
 	}
-	var mu sync.Mutex
-	var moved []cluster.Transition
-	inParallel(n.parallel, keys, func(k cluster.Key) {
-		t, e := writeCount(ctx, b.counts, &n.guesses, k, n.node, batch.ID, func(e *entry) { e.add(n.node, batch.Counts[k]) })
-		mu.Lock()
-		defer mu.Unlock()
-		if e != nil {
-			err = e
+	return with(n, func(b *buckets) (moved []cluster.Transition, err error) {
+		var mu sync.Mutex
+		inParallel(n.parallel, keys, func(k cluster.Key) {
+			t, e := writeCount(ctx, b.counts, &n.guesses, k, n.node, batch.ID, func(e *entry) { e.add(n.node, batch.Counts[k]) })
+			mu.Lock()
+			defer mu.Unlock()
+			if e != nil {
+				err = e
+			}
+			moved = append(moved, t)
+		})
+		if err != nil {
+			return nil, err
 		}
-		moved = append(moved, t)
+		return moved, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return moved, nil
 }
 
 // SetCounts implements cluster.Shares: every key that holds this node's
 // count or its receipt of the batch, and every key of the batch; one
 // compare-and-set each, made once per batch.
 func (n *NATS) SetCounts(ctx context.Context, batch cluster.Batch) ([]cluster.Transition, error) {
-	b, err := n.open()
-	if err != nil {
-		return nil, err
-	}
-	keys, err := countedBy(ctx, b.counts, n.node, batch.ID)
-	if err != nil {
-		return nil, err
-	}
-	for k := range batch.Counts {
-		keys[k] = true
-	}
-	var moved []cluster.Transition
-	for k := range keys {
-		c := batch.Counts[k]
-		t, err := writeCount(ctx, b.counts, nil, k, n.node, batch.ID, func(e *entry) { e.add(n.node, c-e.N[n.node]) })
+	return with(n, func(b *buckets) ([]cluster.Transition, error) {
+		keys, err := countedBy(ctx, b.counts, n.node, batch.ID)
 		if err != nil {
 			return nil, err
 		}
-		moved = append(moved, t)
-	}
-	return moved, nil
+		for k := range batch.Counts {
+			keys[k] = true
+		}
+		var moved []cluster.Transition
+		for k := range keys {
+			c := batch.Counts[k]
+			t, err := writeCount(ctx, b.counts, nil, k, n.node, batch.ID, func(e *entry) { e.add(n.node, c-e.N[n.node]) })
+			if err != nil {
+				return nil, err
+			}
+			moved = append(moved, t)
+		}
+		return moved, nil
+	})
 }
 
 // writeCount makes change to node's count at k, unless k holds node's

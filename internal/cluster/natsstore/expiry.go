@@ -19,32 +19,30 @@ import (
 
 // Refresh implements cluster.Refresher.
 func (n *NATS) Refresh(ctx context.Context, h cluster.Held) error {
-	b, err := n.open()
-	if err != nil {
+	return n.do(func(b *buckets) (err error) {
+		type target struct {
+			kv  jetstream.KeyValue
+			key string
+		}
+		var all []target
+		for _, part := range []struct {
+			kv   jetstream.KeyValue
+			keys []cluster.Key
+		}{{b.presence, h.Presence}, {b.users, h.Users}, {b.counts, h.Counts}} {
+			for _, k := range part.keys {
+				all = append(all, target{part.kv, key(k.App, k.Name)})
+			}
+		}
+		var mu sync.Mutex
+		inParallel(n.parallel, all, func(t target) {
+			if e := n.rewrite(ctx, t.kv, t.key, time.Now().Add(-cluster.ShareRefresh())); e != nil {
+				mu.Lock()
+				defer mu.Unlock()
+				err = e
+			}
+		})
 		return err
-	}
-	type target struct {
-		kv  jetstream.KeyValue
-		key string
-	}
-	var all []target
-	for _, part := range []struct {
-		kv   jetstream.KeyValue
-		keys []cluster.Key
-	}{{b.presence, h.Presence}, {b.users, h.Users}, {b.counts, h.Counts}} {
-		for _, k := range part.keys {
-			all = append(all, target{part.kv, key(k.App, k.Name)})
-		}
-	}
-	var mu sync.Mutex
-	inParallel(n.parallel, all, func(t target) {
-		if e := n.rewrite(ctx, t.kv, t.key, time.Now().Add(-cluster.ShareRefresh())); e != nil {
-			mu.Lock()
-			defer mu.Unlock()
-			err = e
-		}
 	})
-	return err
 }
 
 // rewrite writes key's value again if it was last written before limit.
