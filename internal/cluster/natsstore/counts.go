@@ -27,16 +27,15 @@ func (n *NATS) AddCounts(ctx context.Context, batch cluster.Batch) ([]cluster.Tr
 	for k := range batch.Counts {
 		keys = append(keys, k)
 	}
-	return with(n, func(b *buckets) (moved []cluster.Transition, err error) {
+	return with(n, func(b *buckets) ([]cluster.Transition, error) {
 		var mu sync.Mutex
-		inParallel(n.parallel, keys, func(k cluster.Key) {
-			t, e := writeCount(ctx, b.counts, &n.guesses, k, n.node, batch.ID, func(e *entry) { e.add(n.node, batch.Counts[k]) })
+		var moved []cluster.Transition
+		err := inParallel(n.parallel, keys, func(k cluster.Key) error {
+			t, err := writeCount(ctx, b.counts, &n.guesses, k, n.node, batch.ID, func(e *entry) { e.add(n.node, batch.Counts[k]) })
 			mu.Lock()
 			defer mu.Unlock()
-			if e != nil {
-				err = e
-			}
 			moved = append(moved, t)
+			return err
 		})
 		if err != nil {
 			return nil, err

@@ -2,7 +2,6 @@ package natsstore
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -19,7 +18,7 @@ import (
 
 // Refresh implements cluster.Refresher.
 func (n *NATS) Refresh(ctx context.Context, h cluster.Held) error {
-	return n.do(func(b *buckets) (err error) {
+	return n.do(func(b *buckets) error {
 		type target struct {
 			kv  jetstream.KeyValue
 			key string
@@ -33,15 +32,9 @@ func (n *NATS) Refresh(ctx context.Context, h cluster.Held) error {
 				all = append(all, target{part.kv, key(k.App, k.Name)})
 			}
 		}
-		var mu sync.Mutex
-		inParallel(n.parallel, all, func(t target) {
-			if e := n.rewrite(ctx, t.kv, t.key, time.Now().Add(-cluster.ShareRefresh())); e != nil {
-				mu.Lock()
-				defer mu.Unlock()
-				err = e
-			}
+		return inParallel(n.parallel, all, func(t target) error {
+			return n.rewrite(ctx, t.kv, t.key, time.Now().Add(-cluster.ShareRefresh()))
 		})
-		return err
 	})
 }
 

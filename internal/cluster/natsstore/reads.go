@@ -63,22 +63,22 @@ func (n *NATS) IsMember(ctx context.Context, app, channel, user string) (bool, e
 func (n *NATS) Online(ctx context.Context, app string, ids []string) ([]string, error) {
 	return with(n, func(b *buckets) ([]string, error) {
 		online := make([]bool, len(ids))
-		errs := make([]error, len(ids))
 		idx := make([]int, 0, len(ids))
 		for i, id := range ids {
 			if id != "" { // no user signs in without an id
 				idx = append(idx, i)
 			}
 		}
-		inParallel(flushParallel, idx, func(i int) {
+		err := inParallel(flushParallel, idx, func(i int) error {
 			e, err := lookup(ctx, b.users, key(app, ids[i]))
-			online[i], errs[i] = e != nil, err
+			online[i] = e != nil
+			return err
 		})
+		if err != nil {
+			return nil, err
+		}
 		var out []string
 		for i, id := range ids {
-			if errs[i] != nil {
-				return nil, errs[i]
-			}
 			if online[i] {
 				out = append(out, id)
 			}

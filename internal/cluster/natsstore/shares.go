@@ -62,17 +62,24 @@ func (n *NATS) WriteShares(ctx context.Context, own cluster.Own) error {
 const flushParallel = 16
 
 // inParallel calls f for each item, at most limit calls at once, and
-// returns when all have returned.
-func inParallel[T any](limit int, items []T, f func(T)) {
+// returns when all have returned: one of the errors they returned, if any.
+func inParallel[T any](limit int, items []T, f func(T) error) error {
 	sem := make(chan struct{}, max(limit, 1))
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failed error
 	for _, it := range items {
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			f(it)
+			if err := f(it); err != nil {
+				mu.Lock()
+				defer mu.Unlock()
+				failed = err
+			}
 		}()
 	}
 	wg.Wait()
+	return failed
 }
