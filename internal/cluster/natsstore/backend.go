@@ -18,29 +18,26 @@ func Backend(url string) cluster.Backend {
 
 // Post implements cluster.Board: one key per node in the dashboard bucket.
 func (n *NATS) Post(ctx context.Context, node string, v []byte) error {
-	b, err := n.open()
-	if err == nil {
-		_, err = b.dashboard.Put(ctx, token(node), v)
-	}
-	return err
+	return n.do(func(b *buckets) error {
+		_, err := b.dashboard.Put(ctx, token(node), v)
+		return err
+	})
 }
 
 // Entries implements cluster.Board.
 func (n *NATS) Entries(ctx context.Context) (map[string][]byte, error) {
-	b, err := n.open()
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string][]byte)
-	err = scanRaw(ctx, b.dashboard, ">", func(k string, v []byte) {
-		if node, ok := untoken(k); ok {
-			out[node] = v
+	return with(n, func(b *buckets) (map[string][]byte, error) {
+		out := make(map[string][]byte)
+		err := scanRaw(ctx, b.dashboard, ">", func(k string, v []byte) {
+			if node, ok := untoken(k); ok {
+				out[node] = v
+			}
+		})
+		if errors.Is(err, jetstream.ErrNoKeysFound) {
+			err = nil
 		}
+		return out, err
 	})
-	if errors.Is(err, jetstream.ErrNoKeysFound) {
-		err = nil
-	}
-	return out, err
 }
 
 // Unpost implements cluster.Board.

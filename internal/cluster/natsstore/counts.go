@@ -23,56 +23,58 @@ import (
 // AddCounts implements cluster.Shares: one compare-and-set a channel,
 // flushParallel at once, each made once per batch.
 func (n *NATS) AddCounts(ctx context.Context, batch cluster.Batch) ([]cluster.Transition, error) {
-	b, err := n.open()
-	if err != nil {
-		return nil, err
-	}
 	keys := make([]cluster.Key, 0, len(batch.Counts))
 	for k := range batch.Counts {
 		keys = append(keys, k)
 	}
-	var mu sync.Mutex
-	var moved []cluster.Transition
-	inParallel(n.parallel, keys, func(k cluster.Key) {
-		t, e := writeCount(ctx, b.counts, &n.guesses, k, n.node, batch.ID, func(e *entry) { e.add(n.node, batch.Counts[k]) })
-		mu.Lock()
-		defer mu.Unlock()
-		if e != nil {
-			err = e
+	return with(n, func(b *buckets) ([]cluster.Transition, error) {
+		var mu sync.Mutex
+		var moved []cluster.Transition
+		err := inParallel(n.parallel, keys, func(k cluster.Key) error {
+			t, err := writeCount(ctx, b.counts, &n.guesses, k, n.node, batch.ID, func(e *entry) { e.add(n.node, batch.Counts[k]) })
+			mu.Lock()
+			defer mu.Unlock()
+			moved = append(moved, t)
+			return err
+		})
+		if err != nil {
+			return nil, err
 		}
-		moved = append(moved, t)
+		return moved, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return moved, nil
 }
 
 // SetCounts implements cluster.Shares: every key that holds this node's
 // count or its receipt of the batch, and every key of the batch; one
 // compare-and-set each, made once per batch.
 func (n *NATS) SetCounts(ctx context.Context, batch cluster.Batch) ([]cluster.Transition, error) {
-	b, err := n.open()
-	if err != nil {
-		return nil, err
-	}
-	keys, err := countedBy(ctx, b.counts, n.node, batch.ID)
-	if err != nil {
-		return nil, err
-	}
-	for k := range batch.Counts {
-		keys[k] = true
-	}
-	var moved []cluster.Transition
-	for k := range keys {
-		c := batch.Counts[k]
-		t, err := writeCount(ctx, b.counts, nil, k, n.node, batch.ID, func(e *entry) { e.add(n.node, c-e.N[n.node]) })
+	return with(n, func(b *buckets) ([]cluster.Transition, error) {
+		keys, err := keysWith(ctx, b.counts, func(f string, e *entry) bool {
+			_, _, kept := e.receipt(n.node, batch.ID) // a count the batch took away, sent again
+			return f == "" && (e.N[n.node] != 0 || kept)
+		})
 		if err != nil {
 			return nil, err
 		}
-		moved = append(moved, t)
-	}
-	return moved, nil
+		for k := range batch.Counts {
+			keys[key(k.App, k.Name)] = true
+		}
+		var moved []cluster.Transition
+		for s := range keys {
+			app, name, ok := splitKey(s)
+			if !ok {
+				continue
+			}
+			k := cluster.Key{App: app, Name: name}
+			c := batch.Counts[k]
+			t, err := writeCount(ctx, b.counts, nil, k, n.node, batch.ID, func(e *entry) { e.add(n.node, c-e.N[n.node]) })
+			if err != nil {
+				return nil, err
+			}
+			moved = append(moved, t)
+		}
+		return moved, nil
+	})
 }
 
 // writeCount makes change to node's count at k, unless k holds node's
@@ -122,21 +124,4 @@ func (e *entry) keep(node string, id uint64, before, after int) {
 		e.R = make(map[string]string)
 	}
 	e.R[node] = strconv.FormatUint(id, 10) + " " + strconv.Itoa(before) + " " + strconv.Itoa(after)
-}
-
-// countedBy returns the keys of kv that hold node's count, or its receipt
-// of batch id (a count the batch took away, sent again).
-func countedBy(ctx context.Context, kv jetstream.KeyValue, node string, id uint64) (map[cluster.Key]bool, error) {
-	keys := make(map[cluster.Key]bool)
-	err := scan(ctx, kv, ">", func(k string, h hash) {
-		e := h[""]
-		if e == nil {
-			return
-		}
-		_, _, kept := e.receipt(node, id)
-		if app, name, ok := splitKey(k); ok && (e.N[node] != 0 || kept) {
-			keys[cluster.Key{App: app, Name: name}] = true
-		}
-	})
-	return keys, err
 }

@@ -2,7 +2,6 @@ package natsstore
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -19,32 +18,24 @@ import (
 
 // Refresh implements cluster.Refresher.
 func (n *NATS) Refresh(ctx context.Context, h cluster.Held) error {
-	b, err := n.open()
-	if err != nil {
-		return err
-	}
-	type target struct {
-		kv  jetstream.KeyValue
-		key string
-	}
-	var all []target
-	for _, part := range []struct {
-		kv   jetstream.KeyValue
-		keys []cluster.Key
-	}{{b.presence, h.Presence}, {b.users, h.Users}, {b.counts, h.Counts}} {
-		for _, k := range part.keys {
-			all = append(all, target{part.kv, key(k.App, k.Name)})
+	return n.do(func(b *buckets) error {
+		type target struct {
+			kv  jetstream.KeyValue
+			key string
 		}
-	}
-	var mu sync.Mutex
-	inParallel(n.parallel, all, func(t target) {
-		if e := n.rewrite(ctx, t.kv, t.key, time.Now().Add(-cluster.ShareRefresh())); e != nil {
-			mu.Lock()
-			defer mu.Unlock()
-			err = e
+		var all []target
+		for _, part := range []struct {
+			kv   jetstream.KeyValue
+			keys []cluster.Key
+		}{{b.presence, h.Presence}, {b.users, h.Users}, {b.counts, h.Counts}} {
+			for _, k := range part.keys {
+				all = append(all, target{part.kv, key(k.App, k.Name)})
+			}
 		}
+		return inParallel(n.parallel, all, func(t target) error {
+			return n.rewrite(ctx, t.kv, t.key, time.Now().Add(-cluster.ShareRefresh()))
+		})
 	})
-	return err
 }
 
 // rewrite writes key's value again if it was last written before limit.

@@ -234,3 +234,29 @@ func TestDepartureDuringOutageAnnounced(t *testing.T) {
 func TestNATSPausePastTTL(t *testing.T) {
 	noReapPastTTL(t, "presence-p", (*testutil.NATS).Pause, (*testutil.NATS).Resume)
 }
+
+// TestReadsWhileDisconnectedAreUnreachable: a store call that fails while
+// the connection is down says the store is unreachable, so that the node
+// answers from its own share, not with an error.
+func TestReadsWhileDisconnectedAreUnreachable(t *testing.T) {
+	srv, ns, _ := faultNodes(t, 1)
+	s := ns[0].Store
+	srv.Kill()
+	testutil.Eventually(t, natsWait, "connection down", func() bool { return !s.nc.IsConnected() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	for name, err := range map[string]error{
+		"Count":   second(s.Count(ctx, "app", "c")),
+		"Members": second(s.Members(ctx, "app", "presence-c")),
+		"Online":  second(s.Online(ctx, "app", []string{"u"})),
+		"Owner":   second(s.Owner(ctx, "session")),
+		"Tallies": second(s.Tallies(ctx, []string{"other"})),
+		"Post":    s.Post(ctx, "1", []byte("{}")),
+	} {
+		if !cluster.Unreachable(err) {
+			t.Errorf("%s while disconnected: %v, want the store unreachable", name, err)
+		}
+	}
+}
+
+func second[T any](_ T, err error) error { return err }

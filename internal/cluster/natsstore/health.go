@@ -16,14 +16,6 @@ import (
 // errNotConnected is why a node is degraded while nats.go has no connection.
 var errNotConnected = fmt.Errorf("no connection to nats: %w", cluster.ErrDown)
 
-// downErr wraps err as the store unreachable when the connection is down.
-func (n *NATS) downErr(err error) error {
-	if err != nil && !n.nc.IsConnected() {
-		err = fmt.Errorf("%w: %v", errNotConnected, err)
-	}
-	return err
-}
-
 // errNoBuckets answers a call made before JetStream has answered once.
 var errNoBuckets = fmt.Errorf("nats: buckets not open: %w", cluster.ErrDown)
 
@@ -79,6 +71,31 @@ func (n *NATS) open() (*buckets, error) {
 	return nil, errNoBuckets
 }
 
+// do runs f on the buckets once they are open (errNoBuckets before). A
+// failure while the connection is down is the store unreachable, whatever
+// f met (a timeout, a closed connection): the node answers from its own
+// share, and writes its shares again once NATS is back.
+func (n *NATS) do(f func(b *buckets) error) error {
+	b, err := n.open()
+	if err != nil {
+		return err
+	}
+	if err = f(b); err != nil && !n.nc.IsConnected() {
+		err = fmt.Errorf("%w: %v", errNotConnected, err)
+	}
+	return err
+}
+
+// with is do for a call with one result.
+func with[T any](n *NATS, f func(b *buckets) (T, error)) (T, error) {
+	var v T
+	err := n.do(func(b *buckets) (err error) {
+		v, err = f(b)
+		return err
+	})
+	return v, err
+}
+
 // Leave implements cluster.Heartbeats.
 func (n *NATS) Leave(ctx context.Context) {
 	if b := n.kv.Load(); b != nil {
@@ -89,15 +106,13 @@ func (n *NATS) Leave(ctx context.Context) {
 
 // Nodes implements cluster.Heartbeats.
 func (n *NATS) Nodes(ctx context.Context) (alive map[string]string, listed []string, err error) {
-	b, err := n.open()
-	if err != nil {
-		return nil, nil, err
-	}
-	alive = make(map[string]string)
-	if err := scanRaw(ctx, b.alive, ">", func(k string, v []byte) { alive[k] = string(v) }); err != nil {
-		return nil, nil, err
-	}
-	err = scanRaw(ctx, b.nodes, "node.*", func(k string, _ []byte) { listed = append(listed, strings.TrimPrefix(k, "node.")) })
+	err = n.do(func(b *buckets) error {
+		alive = make(map[string]string)
+		if err := scanRaw(ctx, b.alive, ">", func(k string, v []byte) { alive[k] = string(v) }); err != nil {
+			return err
+		}
+		return scanRaw(ctx, b.nodes, "node.*", func(k string, _ []byte) { listed = append(listed, strings.TrimPrefix(k, "node.")) })
+	})
 	return alive, listed, err
 }
 
@@ -123,54 +138,49 @@ func (n *NATS) Lock(ctx context.Context, node string, ttl time.Duration) bool {
 
 // Alive implements cluster.Heartbeats.
 func (n *NATS) Alive(ctx context.Context, node string) (bool, error) {
-	b, err := n.open()
-	if err != nil {
-		return false, err
-	}
-	e, err := lookup(ctx, b.alive, node)
-	return e != nil, err
+	return with(n, func(b *buckets) (bool, error) {
+		e, err := lookup(ctx, b.alive, node)
+		return e != nil, err
+	})
 }
 
 // Forget implements cluster.Heartbeats.
 func (n *NATS) Forget(ctx context.Context, node string, reaped bool) {
-	b, err := n.open()
-	if err != nil {
-		return
+	if b, err := n.open(); err == nil {
+		if reaped {
+			b.nodes.Delete(ctx, "node."+node)
+		}
+		b.nodes.Delete(ctx, "reap."+node)
 	}
-	if reaped {
-		b.nodes.Delete(ctx, "node."+node)
-	}
-	b.nodes.Delete(ctx, "reap."+node)
 }
 
 // Reap implements cluster.Heartbeats: node's shares of counts, presence
 // and users, in that order.
 func (n *NATS) Reap(ctx context.Context, node string) (gone cluster.Reaped, err error) {
-	b, err := n.open()
-	if err != nil {
-		return gone, err
-	}
-	for _, part := range []struct {
-		kv  jetstream.KeyValue
-		add func(app, name, field string)
-	}{
-		{b.counts, func(a, c, _ string) { gone.Vacated = append(gone.Vacated, cluster.Key{App: a, Name: c}) }},
-		{b.presence, func(a, c, u string) {
-			gone.Removed = append(gone.Removed, cluster.Departure{App: a, Channel: c, User: u})
-		}},
-		{b.users, func(a, u, _ string) { gone.Offline = append(gone.Offline, cluster.Key{App: a, Name: u}) }},
-	} {
-		moved, err := setShares(ctx, part.kv, node, nil)
-		for _, m := range moved {
-			if app, name, ok := splitKey(m.key); ok {
-				part.add(app, name, m.field)
+	err = n.do(func(b *buckets) error {
+		for _, part := range []struct {
+			kv  jetstream.KeyValue
+			add func(app, name, field string)
+		}{
+			{b.counts, func(a, c, _ string) { gone.Vacated = append(gone.Vacated, cluster.Key{App: a, Name: c}) }},
+			{b.presence, func(a, c, u string) {
+				gone.Removed = append(gone.Removed, cluster.Departure{App: a, Channel: c, User: u})
+			}},
+			{b.users, func(a, u, _ string) { gone.Offline = append(gone.Offline, cluster.Key{App: a, Name: u}) }},
+		} {
+			moved, err := setShares(ctx, part.kv, node, nil)
+			for _, m := range moved {
+				if app, name, ok := splitKey(m.key); ok {
+					part.add(app, name, m.field)
+				}
+			}
+			if err != nil {
+				return err
 			}
 		}
-		if err != nil {
-			return gone, err
-		}
-	}
-	return gone, nil
+		return nil
+	})
+	return gone, err
 }
 
 // key joins two names into a key of two tokens.

@@ -257,7 +257,7 @@ type moved struct {
 // field. It returns the fields whose totals it took from or to zero. It
 // reads the whole bucket: it runs after an outage and to reap a dead node.
 func setShares(ctx context.Context, kv jetstream.KeyValue, node string, want map[string]map[string]share) ([]moved, error) {
-	keys, err := keysWith(ctx, kv, node)
+	keys, err := keysWith(ctx, kv, func(_ string, e *entry) bool { return e.N[node] != 0 })
 	if err != nil {
 		return nil, err
 	}
@@ -307,12 +307,13 @@ func setKey(h hash, key, node string, want map[string]share) []moved {
 	return out
 }
 
-// keysWith returns the keys of kv whose hash holds a share of node.
-func keysWith(ctx context.Context, kv jetstream.KeyValue, node string) (map[string]bool, error) {
+// keysWith returns the keys of kv whose hash has a field that has (a
+// share of a node, say).
+func keysWith(ctx context.Context, kv jetstream.KeyValue, has func(field string, e *entry) bool) (map[string]bool, error) {
 	keys := make(map[string]bool)
 	err := scan(ctx, kv, ">", func(key string, h hash) {
-		for _, e := range h {
-			if e.N[node] != 0 {
+		for f, e := range h {
+			if has(f, e) {
 				keys[key] = true
 				return
 			}

@@ -72,7 +72,7 @@ func (n *NATS) options(s cluster.Settings) []nats.Option {
 		nats.PingInterval(s.SlowReply),
 		nats.MaxPingsOutstanding(1),
 		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
-			if h := n.started(); h != nil && !nc.IsClosed() {
+			if h := n.host.Load(); h != nil && !nc.IsClosed() {
 				n.lost()
 				h.Down(err)
 			}
@@ -82,11 +82,8 @@ func (n *NATS) options(s cluster.Settings) []nats.Option {
 	}
 }
 
-// started is the node once Start has run, else nil.
-func (n *NATS) started() *cluster.Node { return n.host.Load() }
-
 func (n *NATS) suspect() {
-	if h := n.started(); h != nil {
+	if h := n.host.Load(); h != nil {
 		h.Link().Suspect()
 	}
 }

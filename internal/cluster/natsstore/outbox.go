@@ -30,23 +30,21 @@ func (n *NATS) outboxSubject(kv jetstream.KeyValue, node, k string) string {
 
 // OutboxWrite implements cluster.Outbox.
 func (n *NATS) OutboxWrite(ctx context.Context, node string, puts []webhook.Entry, dels []string) error {
-	b, err := n.open()
-	if err != nil {
-		return err
-	}
-	for chunk := range slices.Chunk(puts, publishChunk) {
-		if err := n.publishAll(ctx, b.outbox, node, chunk); err != nil {
-			return n.downErr(err)
+	return n.do(func(b *buckets) error {
+		for chunk := range slices.Chunk(puts, publishChunk) {
+			if err := n.publishAll(ctx, b.outbox, node, chunk); err != nil {
+				return err
+			}
 		}
-	}
-	if len(dels) == 0 {
-		return nil
-	}
-	stream, err := n.js.Stream(ctx, "KV_"+b.outbox.Bucket())
-	for i := 0; err == nil && i < len(dels); i++ {
-		err = stream.Purge(ctx, jetstream.WithPurgeSubject(n.outboxSubject(b.outbox, node, dels[i])))
-	}
-	return n.downErr(err)
+		if len(dels) == 0 {
+			return nil
+		}
+		stream, err := n.js.Stream(ctx, "KV_"+b.outbox.Bucket())
+		for i := 0; err == nil && i < len(dels); i++ {
+			err = stream.Purge(ctx, jetstream.WithPurgeSubject(n.outboxSubject(b.outbox, node, dels[i])))
+		}
+		return err
+	})
 }
 
 // publishAll publishes puts and waits for every ack.
@@ -73,27 +71,22 @@ func (n *NATS) publishAll(ctx context.Context, kv jetstream.KeyValue, node strin
 
 // OutboxRead implements cluster.Outbox.
 func (n *NATS) OutboxRead(ctx context.Context, node string) ([]webhook.Entry, error) {
-	b, err := n.open()
-	if err != nil {
-		return nil, err
-	}
-	var out []webhook.Entry
-	err = scanRaw(ctx, b.outbox, node+".>", func(k string, v []byte) {
-		out = append(out, webhook.Entry{Key: strings.TrimPrefix(k, node+"."), Data: v})
+	return with(n, func(b *buckets) (out []webhook.Entry, err error) {
+		err = scanRaw(ctx, b.outbox, node+".>", func(k string, v []byte) {
+			out = append(out, webhook.Entry{Key: strings.TrimPrefix(k, node+"."), Data: v})
+		})
+		slices.SortFunc(out, func(a, b webhook.Entry) int { return strings.Compare(a.Key, b.Key) })
+		return out, err
 	})
-	slices.SortFunc(out, func(a, b webhook.Entry) int { return strings.Compare(a.Key, b.Key) })
-	return out, n.downErr(err)
 }
 
 // OutboxClear implements cluster.Outbox.
 func (n *NATS) OutboxClear(ctx context.Context, node string) error {
-	b, err := n.open()
-	if err != nil {
+	return n.do(func(b *buckets) error {
+		stream, err := n.js.Stream(ctx, "KV_"+b.outbox.Bucket())
+		if err == nil {
+			err = stream.Purge(ctx, jetstream.WithPurgeSubject(n.outboxSubject(b.outbox, node, ">")))
+		}
 		return err
-	}
-	stream, err := n.js.Stream(ctx, "KV_"+b.outbox.Bucket())
-	if err == nil {
-		err = stream.Purge(ctx, jetstream.WithPurgeSubject(n.outboxSubject(b.outbox, node, ">")))
-	}
-	return n.downErr(err)
+	})
 }

@@ -7,27 +7,23 @@ import (
 // Claim implements cluster.Routes: one key per session in the routes
 // bucket, whose entries expire cluster.RouteTTL after their last write.
 func (n *NATS) Claim(ctx context.Context, owner string, sessions []string) error {
-	b, err := n.open()
-	for _, s := range sessions {
-		if err != nil {
-			break
+	return n.do(func(b *buckets) (err error) {
+		for i := 0; err == nil && i < len(sessions); i++ {
+			_, err = b.routes.PutString(ctx, token(sessions[i]), owner)
 		}
-		_, err = b.routes.PutString(ctx, token(s), owner)
-	}
-	return err
+		return err
+	})
 }
 
 // Owner implements cluster.Routes.
 func (n *NATS) Owner(ctx context.Context, session string) (string, error) {
-	b, err := n.open()
-	if err != nil {
-		return "", err
-	}
-	e, err := lookup(ctx, b.routes, token(session))
-	if e == nil {
-		return "", err
-	}
-	return string(e.Value()), nil
+	return with(n, func(b *buckets) (string, error) {
+		e, err := lookup(ctx, b.routes, token(session))
+		if e == nil {
+			return "", err
+		}
+		return string(e.Value()), nil
+	})
 }
 
 // Unclaim implements cluster.Routes.

@@ -12,13 +12,12 @@ import (
 // Change implements cluster.Shares: one compare-and-set of the key, so a
 // presence channel's limit holds exactly.
 func (n *NATS) Change(ctx context.Context, c *cluster.Change) (before, after int, full bool, err error) {
-	b, err := n.open()
-	if err != nil {
-		return 0, 0, false, err
-	}
-	kv, k, field, info := target(b, c)
-	before, after, full, err = changeShare(ctx, kv, &n.guesses, k, field, n.node, c.Delta(), info, c.Max)
-	return before, after, full, n.downErr(err)
+	err = n.do(func(b *buckets) (err error) {
+		kv, k, field, info := target(b, c)
+		before, after, full, err = changeShare(ctx, kv, &n.guesses, k, field, n.node, c.Delta(), info, c.Max)
+		return err
+	})
+	return before, after, full, err
 }
 
 // target returns the bucket, key and field c changes, and the info a new
@@ -36,10 +35,6 @@ func target(b *buckets, c *cluster.Change) (kv jetstream.KeyValue, k, field, inf
 
 // WriteShares implements cluster.Shares.
 func (n *NATS) WriteShares(ctx context.Context, own cluster.Own) error {
-	b, err := n.open()
-	if err != nil {
-		return err
-	}
 	members := make(map[string]map[string]share)
 	for k, shares := range own.Presence {
 		m := make(map[string]share, len(shares))
@@ -52,11 +47,13 @@ func (n *NATS) WriteShares(ctx context.Context, own cluster.Own) error {
 	for k, conns := range own.Users {
 		signedIn[key(k.App, k.Name)] = map[string]share{"": {n: conns}}
 	}
-	if _, err := setShares(ctx, b.presence, n.node, members); err != nil {
+	return n.do(func(b *buckets) error {
+		if _, err := setShares(ctx, b.presence, n.node, members); err != nil {
+			return err
+		}
+		_, err := setShares(ctx, b.users, n.node, signedIn)
 		return err
-	}
-	_, err = setShares(ctx, b.users, n.node, signedIn)
-	return err
+	})
 }
 
 // flushParallel is how many channels' counts a flush writes at once: each
@@ -65,17 +62,24 @@ func (n *NATS) WriteShares(ctx context.Context, own cluster.Own) error {
 const flushParallel = 16
 
 // inParallel calls f for each item, at most limit calls at once, and
-// returns when all have returned.
-func inParallel[T any](limit int, items []T, f func(T)) {
+// returns when all have returned: one of the errors they returned, if any.
+func inParallel[T any](limit int, items []T, f func(T) error) error {
 	sem := make(chan struct{}, max(limit, 1))
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failed error
 	for _, it := range items {
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			f(it)
+			if err := f(it); err != nil {
+				mu.Lock()
+				defer mu.Unlock()
+				failed = err
+			}
 		}()
 	}
 	wg.Wait()
+	return failed
 }

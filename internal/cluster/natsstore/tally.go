@@ -9,29 +9,25 @@ import "context"
 
 // PostTally implements cluster.Tallies.
 func (n *NATS) PostTally(ctx context.Context, record []byte) error {
-	b, err := n.open()
-	if err != nil {
+	return n.do(func(b *buckets) error {
+		_, err := b.conns.Put(ctx, n.node, record)
 		return err
-	}
-	_, err = b.conns.Put(ctx, n.node, record)
-	return err
+	})
 }
 
 // Tallies implements cluster.Tallies.
 func (n *NATS) Tallies(ctx context.Context, nodes []string) (map[string][]byte, error) {
-	b, err := n.open()
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string][]byte, len(nodes))
-	for _, id := range nodes {
-		e, err := lookup(ctx, b.conns, id)
-		if err != nil {
-			return nil, err
+	return with(n, func(b *buckets) (map[string][]byte, error) {
+		out := make(map[string][]byte, len(nodes))
+		for _, id := range nodes {
+			e, err := lookup(ctx, b.conns, id)
+			if err != nil {
+				return nil, err
+			}
+			if e != nil {
+				out[id] = e.Value()
+			}
 		}
-		if e != nil {
-			out[id] = e.Value()
-		}
-	}
-	return out, nil
+		return out, nil
+	})
 }
