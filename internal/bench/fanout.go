@@ -89,19 +89,16 @@ type FanoutResult struct {
 // publish-to-receive latency.
 func Fanout(ctx context.Context, o FanoutOptions) (*FanoutResult, error) {
 	o.defaults()
-	o.prepare()
-	t, stop, err := o.start(ctx)
+	t, f, done, err := o.open(ctx, o.fleet)
 	if err != nil {
 		return nil, err
 	}
-	defer stop()
-	f, err := o.fleet(t, o.Subscribers, 1, 1, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+	defer done()
 	return runFanout(ctx, &o, t, f)
 }
+
+// fleet is the subscribers on the one channel of t.
+func (o *FanoutOptions) fleet(t Target) FleetConfig { return o.load(t, o.Subscribers, 1, 1, 0) }
 
 // runFanout measures on a ready target with a started fleet.
 func runFanout(ctx context.Context, o *FanoutOptions, t Target, f *Fleet) (*FanoutResult, error) {
