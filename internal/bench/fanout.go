@@ -147,10 +147,7 @@ func publishWindow(ctx context.Context, o *FanoutOptions, p *Probe, f *Fleet, pr
 	done := make(chan struct{})
 	go func() { defer close(done); pub.run(ctx, o.Rate, o.Duration, o.Publishers) }()
 	showPublishing(pr, f, pub, done, recv0)
-	r.Published, r.PublishErrors = pub.sent.Load(), pub.errs.Load()
-	if e := pub.lastErr.Load(); e != nil {
-		r.PublishError = *e
-	}
+	r.Published, r.PublishErrors, r.PublishError = pub.sent.Load(), pub.errs.Load(), pub.lastError()
 	r.Expected = r.Published * int64(o.Subscribers)
 	drain(ctx, f, recv0, r.Expected)
 	b, err := p.Sample(ctx)

@@ -31,8 +31,7 @@ type presenceLoad struct {
 	conns  []*ws.Client
 	ids    []string // socket ids
 	cycles atomic.Int64
-	errs   atomic.Int64
-	last   atomic.Pointer[string]
+	failures
 }
 
 // connsFor returns the connections a rate of cycles per second needs.
@@ -138,10 +137,4 @@ func (l *presenceLoad) cycle(i, n int) error {
 	}
 	l.cycles.Add(1)
 	return nil
-}
-
-func (l *presenceLoad) fail(err error) {
-	l.errs.Add(1)
-	s := err.Error()
-	l.last.Store(&s)
 }

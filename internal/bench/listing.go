@@ -146,10 +146,10 @@ type lister struct {
 	query  url.Values
 	client *http.Client
 
-	answered, errs, bytes atomic.Int64
-	lastErr               atomic.Pointer[string]
-	mu                    sync.Mutex // guards took
-	took                  Histogram
+	answered, bytes atomic.Int64
+	failures
+	mu   sync.Mutex // guards took
+	took Histogram
 }
 
 func newLister(t Target, query string, conns int) *lister {
@@ -205,18 +205,9 @@ func (l *lister) list(ctx context.Context) {
 	l.bytes.Add(n)
 }
 
-func (l *lister) fail(err error) {
-	l.errs.Add(1)
-	s := err.Error()
-	l.lastErr.Store(&s)
-}
-
 // fill copies the lister's counts into r.
 func (l *lister) fill(r *ListingResult) {
-	r.Answered, r.Errors = l.answered.Load(), l.errs.Load()
-	if e := l.lastErr.Load(); e != nil {
-		r.LastError = *e
-	}
+	r.Answered, r.Errors, r.LastError = l.answered.Load(), l.errs.Load(), l.lastError()
 	if r.Answered > 0 {
 		r.Bytes = float64(l.bytes.Load()) / float64(r.Answered)
 	}
