@@ -74,8 +74,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
-// commonFlags registers the flags every mode shares.
-func commonFlags(fs *flag.FlagSet, c *bench.Common) *bool {
+// modeFlags makes the flag set of `roost bench mode` with the flags every
+// mode shares; the bool is --json.
+func modeFlags(mode string, c *bench.Common) (*flag.FlagSet, *bool) {
+	fs := flag.NewFlagSet("bench "+mode, flag.ContinueOnError)
 	fs.StringVar(&c.Target.URL, "url", "", "server `URL` (http://host:port); empty starts a roost child process")
 	fs.StringVar(&c.Target.AppID, "app-id", "app-id", "app id (for publishing)")
 	fs.StringVar(&c.Target.Key, "key", "app-key", "app key")
@@ -86,7 +88,7 @@ func commonFlags(fs *flag.FlagSet, c *bench.Common) *bool {
 	fs.DurationVar(&c.ActivityTimeout, "activity-timeout", 0, "activity timeout of the child server (default 120s)")
 	fs.DurationVar(&c.Settle, "settle", 3*time.Second, "least time to let the server settle before measuring")
 	fs.BoolVar(&c.Deflate, "deflate", false, "clients offer permessage-deflate; a child server's app accepts it")
-	return fs.Bool("json", false, "print the result as JSON")
+	return fs, fs.Bool("json", false, "print the result as JSON")
 }
 
 // parseMode parses a mode's flags and prepares the shared options.
@@ -118,8 +120,7 @@ func finish[R interface{ Table() string }](mode string, r R, err error, asJSON b
 
 func benchIdle(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var o bench.IdleOptions
-	fs := flag.NewFlagSet("bench idle", flag.ContinueOnError)
-	asJSON := commonFlags(fs, &o.Common)
+	fs, asJSON := modeFlags("idle", &o.Common)
 	fs.IntVar(&o.Connections, "n", 1000, "connections to hold")
 	fs.Float64Var(&o.Rate, "rate", 2000, "new connections per second during the ramp")
 	fs.IntVar(&o.Channels, "channels", 1, "channels each connection subscribes to")
@@ -145,8 +146,7 @@ func benchIdle(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 func benchFanout(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var o bench.FanoutOptions
-	fs := flag.NewFlagSet("bench fanout", flag.ContinueOnError)
-	asJSON := commonFlags(fs, &o.Common)
+	fs, asJSON := modeFlags("fanout", &o.Common)
 	fs.IntVar(&o.Subscribers, "subscribers", 15000, "subscribers on the one channel")
 	fs.Float64Var(&o.Rate, "rate", 10, "publishes per second")
 	fs.DurationVar(&o.Duration, "duration", 20*time.Second, "how long to publish")
@@ -163,8 +163,7 @@ func benchFanout(ctx context.Context, args []string, stdout, stderr io.Writer) i
 
 func benchChurn(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var o bench.ChurnOptions
-	fs := flag.NewFlagSet("bench churn", flag.ContinueOnError)
-	asJSON := commonFlags(fs, &o.Common)
+	fs, asJSON := modeFlags("churn", &o.Common)
 	fs.Float64Var(&o.Rate, "rate", 2000, "connect + subscribe + close cycles per second")
 	fs.BoolVar(&o.Bare, "bare", false, "connect and close without subscribing (the older measurement)")
 	fs.DurationVar(&o.Duration, "duration", 20*time.Second, "how long to churn")
@@ -178,8 +177,7 @@ func benchChurn(ctx context.Context, args []string, stdout, stderr io.Writer) in
 
 func benchWebhook(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var o bench.WebhookOptions
-	fs := flag.NewFlagSet("bench webhook", flag.ContinueOnError)
-	asJSON := commonFlags(fs, &o.Common)
+	fs, asJSON := modeFlags("webhook", &o.Common)
 	fs.Float64Var(&o.Rate, "rate", 200, "presence cycles per second (subscribe, client event, unsubscribe: 5 webhook events each)")
 	fs.DurationVar(&o.Warmup, "warmup", 5*time.Second, "load before the CPU window")
 	fs.DurationVar(&o.Duration, "duration", 20*time.Second, "CPU window of each run")
@@ -190,9 +188,7 @@ func benchWebhook(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if !parseMode(fs, args, &o.Common, stderr) {
 		return 2
 	}
-	if *serverBin != "" {
-		o.ServerSpawn = bench.BinaryServer(*serverBin)
-	}
+	serverBinary(&o.Common, *serverBin)
 	o.Backend = strings.Fields(*backend)
 	r, err := bench.Webhook(ctx, o)
 	return finish("webhook", r, err, *asJSON, stdout, stderr)
@@ -200,8 +196,7 @@ func benchWebhook(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 func benchCluster(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var o bench.ClusterOptions
-	fs := flag.NewFlagSet("bench cluster", flag.ContinueOnError)
-	asJSON := commonFlags(fs, &o.Common)
+	fs, asJSON := modeFlags("cluster", &o.Common)
 	backend := fs.String("backend", bench.DefaultBackend(), "`flags` of `roost serve` that every node gets, naming the shared backend")
 	fs.IntVar(&o.Nodes, "nodes", 3, "roost processes to start")
 	fs.IntVar(&o.PerNode, "per-node", 1000, "subscribed connections per node (at most ~19,000 under the 20,000-file limit)")
@@ -216,9 +211,7 @@ func benchCluster(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if !parseMode(fs, args, &o.Common, stderr) {
 		return 2
 	}
-	if *serverBin != "" {
-		o.ServerSpawn = bench.BinaryServer(*serverBin)
-	}
+	serverBinary(&o.Common, *serverBin)
 	o.Backend = strings.Fields(*backend)
 	store, err := backendStore(o.Backend)
 	if err != nil {
@@ -232,58 +225,59 @@ func benchCluster(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 func benchNonReaders(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var o bench.NonReadersOptions
-	fs := flag.NewFlagSet("bench nonreaders", flag.ContinueOnError)
-	asJSON := commonFlags(fs, &o.Common)
+	fs, asJSON := modeFlags("nonreaders", &o.Common)
 	fs.IntVar(&o.NonReaders, "n", 200, "subscribers that never read, all on one channel")
 	fs.IntVar(&o.Workers, "workers", 4, "least worker processes (and source addresses from 127.0.0.2) they come from")
 	fs.Float64Var(&o.Rate, "rate", 500, "events per second to their channel")
 	fs.IntVar(&o.DataBytes, "data-bytes", 500, "pad each event's data to about this many bytes")
 	fs.DurationVar(&o.Duration, "duration", 30*time.Second, "how long to publish")
 	fs.DurationVar(&o.After, "after", 10*time.Second, "how long to keep sampling after publishing")
-	fs.IntVar(&o.Canaries, "canaries", 4, "reading connections of the canary")
-	serverBin, env := serverFlags(fs)
+	setServer := canaryFlags(fs, &o.Common, &o.Canaries)
 	if !parseMode(fs, args, &o.Common, stderr) {
 		return 2
 	}
-	setServer(&o.Common, *serverBin, *env)
+	setServer()
 	r, err := bench.NonReaders(ctx, o)
 	return finish("nonreaders", r, err, *asJSON, stdout, stderr)
 }
 
 func benchListing(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var o bench.ListingOptions
-	fs := flag.NewFlagSet("bench listing", flag.ContinueOnError)
-	asJSON := commonFlags(fs, &o.Common)
+	fs, asJSON := modeFlags("listing", &o.Common)
 	fs.IntVar(&o.Channels, "channels", 10000, "channels on the server, one subscriber each")
 	fs.IntVar(&o.PerConnection, "per-connection", 100, "channels per connection (at most limits.max_subscriptions_per_connection)")
 	fs.IntVar(&o.Requests, "requests", 200, "listings to make")
 	fs.IntVar(&o.Concurrency, "concurrency", 10, "listings at a time")
 	fs.StringVar(&o.Query, "query", "", "the listing's `query`, less the signature (filter_by_prefix=...&info=subscription_count)")
 	fs.DurationVar(&o.Baseline, "baseline", 10*time.Second, "the canary's window before listing")
-	fs.IntVar(&o.Canaries, "canaries", 4, "reading connections of the canary")
-	serverBin, env := serverFlags(fs)
+	setServer := canaryFlags(fs, &o.Common, &o.Canaries)
 	if !parseMode(fs, args, &o.Common, stderr) {
 		return 2
 	}
-	setServer(&o.Common, *serverBin, *env)
+	setServer()
 	r, err := bench.Listing(ctx, o)
 	return finish("listing", r, err, *asJSON, stdout, stderr)
 }
 
-// serverFlags registers the flags that choose a child server's binary and
-// add to its environment.
-func serverFlags(fs *flag.FlagSet) (bin, env *string) {
-	bin = fs.String("server-bin", "", "run the server from this roost `binary` (another build) instead of this one")
-	env = fs.String("server-env", "", "space-separated NAME=value `settings` for the child server (ROOST_WRITE_BACKLOG_TOTAL=32MiB)")
-	return bin, env
+// canaryFlags registers the flags the modes with a canary share: the
+// canary's connections, and the binary and environment of the child
+// server, which the function returned sets in c once the flags are parsed.
+func canaryFlags(fs *flag.FlagSet, c *bench.Common, canaries *int) func() {
+	fs.IntVar(canaries, "canaries", 4, "reading connections of the canary")
+	bin := fs.String("server-bin", "", "run the server from this roost `binary` (another build) instead of this one")
+	env := fs.String("server-env", "", "space-separated NAME=value `settings` for the child server (ROOST_WRITE_BACKLOG_TOTAL=32MiB)")
+	return func() {
+		serverBinary(c, *bin)
+		c.ServerEnv = strings.Fields(*env)
+	}
 }
 
-// setServer applies serverFlags to c.
-func setServer(c *bench.Common, bin, env string) {
+// serverBinary has c's child servers run from bin, a roost binary, when it
+// is set.
+func serverBinary(c *bench.Common, bin string) {
 	if bin != "" {
 		c.ServerSpawn = bench.BinaryServer(bin)
 	}
-	c.ServerEnv = strings.Fields(env)
 }
 
 func benchReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -26,8 +26,9 @@ type canary struct {
 
 // startCanary dials conns canary connections to t and starts publishing.
 func startCanary(ctx context.Context, c *Common, t Target, conns int) (*canary, error) {
-	f, err := StartFleet(FleetConfig{URL: t.WebSocketURL(), CAFile: t.CAFile, FirstSource: 200, ChannelPool: 1,
-		PoolPrefix: canaryPrefix, Deflate: c.Deflate, Spawn: c.Spawn, Stderr: c.Stderr})
+	cfg := c.fleetBase(t)
+	cfg.FirstSource, cfg.ChannelPool, cfg.PoolPrefix = 200, 1, canaryPrefix
+	f, err := StartFleet(cfg)
 	if err != nil {
 		return nil, err
 	}

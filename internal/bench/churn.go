@@ -71,17 +71,11 @@ type ChurnResult struct {
 // whether memory returns to its baseline.
 func Churn(ctx context.Context, o ChurnOptions) (*ChurnResult, error) {
 	o.defaults()
-	o.prepare()
-	t, stop, err := o.start(ctx)
+	t, f, done, err := o.open(ctx, o.fleet)
 	if err != nil {
 		return nil, err
 	}
-	defer stop()
-	f, err := StartFleet(o.fleet(t))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+	defer done()
 	return runChurn(ctx, &o, t, f)
 }
 

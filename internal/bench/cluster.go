@@ -357,10 +357,7 @@ func (c *cluster) steady(ctx context.Context, o *ClusterOptions, r *ClusterResul
 	r.API.Seconds = seconds
 	after := c.samples(ctx)
 	sleep(ctx, time.Second+2*statusEvery) // the last deliveries and worker reports
-	r.Published, r.PublishErrors = pub.sent.Load(), pub.errs.Load()
-	if e := pub.lastErr.Load(); e != nil {
-		r.PublishError = *e
-	}
+	r.Published, r.PublishErrors, r.PublishError = pub.sent.Load(), pub.errs.Load(), pub.lastError()
 	var cross Histogram
 	for i, f := range c.fleets {
 		h, err := f.Histogram(ctx)

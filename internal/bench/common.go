@@ -62,10 +62,37 @@ func (c *Common) start(ctx context.Context) (Target, func(), error) {
 	return srv.Target, func() { srv.Stop() }, nil
 }
 
-// fleet starts workers for n connections against t.
-func (c *Common) fleet(t Target, n, channels, pool int, ping time.Duration) (*Fleet, error) {
-	return StartFleet(FleetConfig{URL: t.WebSocketURL(), CAFile: t.CAFile, Workers: WorkersFor(n), Channels: channels,
-		ChannelPool: pool, Ping: ping, Deflate: c.Deflate, Spawn: c.Spawn, Stderr: c.Stderr, XHRStreaming: c.XHRStreaming})
+// open prepares c, starts the target (see start) and a fleet of
+// fleet(t)'s configuration against it, and returns a function that closes
+// the fleet and stops what start started.
+func (c *Common) open(ctx context.Context, fleet func(Target) FleetConfig) (Target, *Fleet, func(), error) {
+	c.prepare()
+	t, stop, err := c.start(ctx)
+	if err != nil {
+		return Target{}, nil, nil, err
+	}
+	f, err := StartFleet(fleet(t))
+	if err != nil {
+		stop()
+		return Target{}, nil, nil, err
+	}
+	return t, f, func() { f.Close(); stop() }, nil
+}
+
+// fleetBase is what every load's fleet against t takes from c: where to
+// connect, whether to offer permessage-deflate, how to start workers and
+// where their errors go.
+func (c *Common) fleetBase(t Target) FleetConfig {
+	return FleetConfig{URL: t.WebSocketURL(), CAFile: t.CAFile, Deflate: c.Deflate, Spawn: c.Spawn, Stderr: c.Stderr}
+}
+
+// load is the fleet for n connections against t, each on channels
+// channels drawn from a pool of pool (zero: its own), pinging every ping
+// (zero: the server's activity timeout).
+func (c *Common) load(t Target, n, channels, pool int, ping time.Duration) FleetConfig {
+	cfg := c.fleetBase(t)
+	cfg.Workers, cfg.Channels, cfg.ChannelPool, cfg.Ping, cfg.XHRStreaming = WorkersFor(n), channels, pool, ping, c.XHRStreaming
+	return cfg
 }
 
 // maxFailures is how many failed connections a ramp of n tolerates.

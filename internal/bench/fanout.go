@@ -89,19 +89,16 @@ type FanoutResult struct {
 // publish-to-receive latency.
 func Fanout(ctx context.Context, o FanoutOptions) (*FanoutResult, error) {
 	o.defaults()
-	o.prepare()
-	t, stop, err := o.start(ctx)
+	t, f, done, err := o.open(ctx, o.fleet)
 	if err != nil {
 		return nil, err
 	}
-	defer stop()
-	f, err := o.fleet(t, o.Subscribers, 1, 1, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+	defer done()
 	return runFanout(ctx, &o, t, f)
 }
+
+// fleet is the subscribers on the one channel of t.
+func (o *FanoutOptions) fleet(t Target) FleetConfig { return o.load(t, o.Subscribers, 1, 1, 0) }
 
 // runFanout measures on a ready target with a started fleet.
 func runFanout(ctx context.Context, o *FanoutOptions, t Target, f *Fleet) (*FanoutResult, error) {
@@ -150,10 +147,7 @@ func publishWindow(ctx context.Context, o *FanoutOptions, p *Probe, f *Fleet, pr
 	done := make(chan struct{})
 	go func() { defer close(done); pub.run(ctx, o.Rate, o.Duration, o.Publishers) }()
 	showPublishing(pr, f, pub, done, recv0)
-	r.Published, r.PublishErrors = pub.sent.Load(), pub.errs.Load()
-	if e := pub.lastErr.Load(); e != nil {
-		r.PublishError = *e
-	}
+	r.Published, r.PublishErrors, r.PublishError = pub.sent.Load(), pub.errs.Load(), pub.lastError()
 	r.Expected = r.Published * int64(o.Subscribers)
 	drain(ctx, f, recv0, r.Expected)
 	b, err := p.Sample(ctx)

@@ -31,8 +31,7 @@ type presenceLoad struct {
 	conns  []*ws.Client
 	ids    []string // socket ids
 	cycles atomic.Int64
-	errs   atomic.Int64
-	last   atomic.Pointer[string]
+	failures
 }
 
 // connsFor returns the connections a rate of cycles per second needs.
@@ -124,7 +123,7 @@ func (l *presenceLoad) cycle(i, n int) error {
 		return err
 	}
 	c.NetConn().SetReadDeadline(time.Now().Add(handshakeTimeout))
-	if err := expectEvent(c, "pusher_internal:subscription_succeeded"); err != nil {
+	if err := expectEvent(c, "pusher_internal:subscription_succeeded", true); err != nil {
 		return err
 	}
 	ev := `{"event":"client-typing","channel":"` + channel + `","data":{"n":` + strconv.Itoa(n) + `,"sent_ns":` +
@@ -138,29 +137,4 @@ func (l *presenceLoad) cycle(i, n int) error {
 	}
 	l.cycles.Add(1)
 	return nil
-}
-
-// expectEvent reads until an event named name arrives, answering pings; an
-// error event fails.
-func expectEvent(c *ws.Client, name string) error {
-	for {
-		msg, err := readText(c)
-		if err != nil {
-			return err
-		}
-		switch ev := eventName(msg); ev {
-		case name:
-			return nil
-		case "pusher:ping":
-			c.WriteText(pongMsg)
-		case "pusher:error", "pusher:subscription_error":
-			return fmt.Errorf("server answered %.200s", msg)
-		}
-	}
-}
-
-func (l *presenceLoad) fail(err error) {
-	l.errs.Add(1)
-	s := err.Error()
-	l.last.Store(&s)
 }

@@ -151,7 +151,7 @@ func Idle(ctx context.Context, o IdleOptions) (*IdleResult, error) {
 	if err := idleBaseline(ctx, p, pr, o.Baseline, r); err != nil {
 		return nil, err
 	}
-	f, err := o.fleet(t, o.Connections, o.Channels, o.SharedChannels, o.Ping)
+	f, err := StartFleet(o.load(t, o.Connections, o.Channels, o.SharedChannels, o.Ping))
 	if err != nil {
 		return nil, err
 	}

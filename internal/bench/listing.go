@@ -77,22 +77,14 @@ type ListingResult struct {
 // measures delivery latency on a channel of its own.
 func Listing(ctx context.Context, o ListingOptions) (*ListingResult, error) {
 	o.defaults()
-	o.prepare()
-	t, stop, err := o.start(ctx)
+	t, f, done, err := o.open(ctx, o.fleet)
 	if err != nil {
 		return nil, err
 	}
-	defer stop()
-	conns := (o.Channels + o.PerConnection - 1) / o.PerConnection
-	f, err := StartFleet(FleetConfig{URL: t.WebSocketURL(), CAFile: t.CAFile, Workers: WorkersFor(conns),
-		Channels: o.PerConnection, Deflate: o.Deflate, Spawn: o.Spawn, Stderr: o.Stderr})
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+	defer done()
 	pr := NewProgress(o.Progress)
 	defer pr.Done()
-	if err := ramp(ctx, f, pr, conns, 500); err != nil {
+	if err := ramp(ctx, f, pr, o.conns(), 500); err != nil {
 		return nil, err
 	}
 	cy, err := startCanary(ctx, &o.Common, t, o.Canaries)
@@ -101,6 +93,16 @@ func Listing(ctx context.Context, o ListingOptions) (*ListingResult, error) {
 	}
 	defer cy.stop()
 	return runListing(ctx, &o, t, cy, pr)
+}
+
+// conns is how many connections hold the channels.
+func (o *ListingOptions) conns() int { return (o.Channels + o.PerConnection - 1) / o.PerConnection }
+
+// fleet is the connections that hold the channels of t.
+func (o *ListingOptions) fleet(t Target) FleetConfig {
+	cfg := o.fleetBase(t)
+	cfg.Workers, cfg.Channels = WorkersFor(o.conns()), o.PerConnection
+	return cfg
 }
 
 func runListing(ctx context.Context, o *ListingOptions, t Target, cy *canary, pr *Progress) (*ListingResult, error) {
@@ -144,10 +146,10 @@ type lister struct {
 	query  url.Values
 	client *http.Client
 
-	answered, errs, bytes atomic.Int64
-	lastErr               atomic.Pointer[string]
-	mu                    sync.Mutex // guards took
-	took                  Histogram
+	answered, bytes atomic.Int64
+	failures
+	mu   sync.Mutex // guards took
+	took Histogram
 }
 
 func newLister(t Target, query string, conns int) *lister {
@@ -203,18 +205,9 @@ func (l *lister) list(ctx context.Context) {
 	l.bytes.Add(n)
 }
 
-func (l *lister) fail(err error) {
-	l.errs.Add(1)
-	s := err.Error()
-	l.lastErr.Store(&s)
-}
-
 // fill copies the lister's counts into r.
 func (l *lister) fill(r *ListingResult) {
-	r.Answered, r.Errors = l.answered.Load(), l.errs.Load()
-	if e := l.lastErr.Load(); e != nil {
-		r.LastError = *e
-	}
+	r.Answered, r.Errors, r.LastError = l.answered.Load(), l.errs.Load(), l.lastError()
 	if r.Answered > 0 {
 		r.Bytes = float64(l.bytes.Load()) / float64(r.Answered)
 	}

@@ -92,12 +92,11 @@ type NonReadersResult struct {
 // canary that reads, on a channel of its own.
 func NonReaders(ctx context.Context, o NonReadersOptions) (*NonReadersResult, error) {
 	o.defaults()
-	o.prepare()
-	t, stop, err := o.start(ctx)
+	t, f, done, err := o.open(ctx, o.fleet)
 	if err != nil {
 		return nil, err
 	}
-	defer stop()
+	defer done()
 	if o.Stderr != nil {
 		fmt.Fprintf(o.Stderr, "bench nonreaders: server %s, pid %d\n", t.URL, t.PID)
 	}
@@ -106,13 +105,14 @@ func NonReaders(ctx context.Context, o NonReadersOptions) (*NonReadersResult, er
 		return nil, err
 	}
 	defer cy.stop()
-	f, err := StartFleet(FleetConfig{URL: t.WebSocketURL(), CAFile: t.CAFile, Workers: o.Workers, ChannelPool: 1,
-		NoRead: true, Deflate: o.Deflate, Spawn: o.Spawn, Stderr: o.Stderr})
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	return runNonReaders(ctx, &o, t, f, cy)
+}
+
+// fleet is the non-readers on the one channel of t.
+func (o *NonReadersOptions) fleet(t Target) FleetConfig {
+	cfg := o.fleetBase(t)
+	cfg.Workers, cfg.ChannelPool, cfg.NoRead = o.Workers, 1, true
+	return cfg
 }
 
 func runNonReaders(ctx context.Context, o *NonReadersOptions, t Target, f *Fleet, cy *canary) (*NonReadersResult, error) {

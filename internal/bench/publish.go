@@ -23,8 +23,7 @@ type publisher struct {
 	pick    func() string // when set, names each event's channel instead of channel
 	client  *http.Client
 	sent    atomic.Int64
-	errs    atomic.Int64
-	lastErr atomic.Pointer[string]
+	failures
 	pad     string // follows the timestamp in each event's data (padding)
 	answers answers
 }
@@ -124,8 +123,22 @@ func padding(n int) string {
 	return string(append(b, ']'))
 }
 
-func (p *publisher) fail(err error) {
-	p.errs.Add(1)
+// failures counts what failed and keeps the last error's text.
+type failures struct {
+	errs    atomic.Int64
+	lastErr atomic.Pointer[string]
+}
+
+func (f *failures) fail(err error) {
+	f.errs.Add(1)
 	s := err.Error()
-	p.lastErr.Store(&s)
+	f.lastErr.Store(&s)
+}
+
+// lastError is the text of the last failure, "" when none.
+func (f *failures) lastError() string {
+	if e := f.lastErr.Load(); e != nil {
+		return *e
+	}
+	return ""
 }

@@ -166,7 +166,7 @@ func reportTransport(ctx context.Context, o *ReportOptions, transport string) (*
 // idleSteps grows one fleet through every step and measures at each.
 func idleSteps(ctx context.Context, o *ReportOptions, t Target, tr *TransportReport) error {
 	top := o.Steps[len(o.Steps)-1]
-	f, err := o.fleet(t, top, 1, 0, 0)
+	f, err := StartFleet(o.load(t, top, 1, 0, 0))
 	if err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func measureStep(ctx context.Context, o *ReportOptions, p *Probe, f *Fleet, pr *
 func reportFanout(ctx context.Context, o *ReportOptions, t Target) (*FanoutResult, error) {
 	fo := o.Fanout
 	fo.Common = o.Common
-	f, err := fo.fleet(t, fo.Subscribers, 1, 1, 0)
+	f, err := StartFleet(fo.fleet(t))
 	if err != nil {
 		return nil, err
 	}

@@ -171,7 +171,7 @@ func (w *worker) prepare(c *ws.Client, idx int64) error {
 		}
 	}
 	for ok := 0; ok < len(names); {
-		if err := w.expect(c, "pusher_internal:subscription_succeeded"); err != nil {
+		if err := expectEvent(c, "pusher_internal:subscription_succeeded", false); err != nil {
 			return err
 		}
 		ok++
@@ -180,7 +180,7 @@ func (w *worker) prepare(c *ws.Client, idx int64) error {
 		return err
 	}
 	w.pings.Add(1)
-	return w.expect(c, "pusher:pong")
+	return expectEvent(c, "pusher:pong", false)
 }
 
 // subscribeMsg is pusher:subscribe for a public channel.
@@ -193,17 +193,22 @@ var (
 	pongMsg = []byte(`{"event":"pusher:pong","data":{}}`)
 )
 
-// expect reads until an event named name arrives; an error event fails.
-func (w *worker) expect(c *ws.Client, name string) error {
+// expectEvent reads until an event named name arrives; an error event
+// fails. With pong it answers the server's pings meanwhile, as a client
+// that stays a while must; without, a ping is passed over like any other
+// event.
+func expectEvent(c *ws.Client, name string, pong bool) error {
 	for {
 		msg, err := readText(c)
 		if err != nil {
 			return err
 		}
-		switch ev := eventName(msg); ev {
-		case name:
+		switch ev := eventName(msg); {
+		case ev == name:
 			return nil
-		case "pusher:error", "pusher:subscription_error":
+		case ev == "pusher:ping" && pong:
+			c.WriteText(pongMsg)
+		case ev == "pusher:error", ev == "pusher:subscription_error":
 			return fmt.Errorf("server answered %.200s", msg)
 		}
 	}
@@ -321,5 +326,5 @@ func (w *worker) churnSubscribe(c *ws.Client) error {
 	if err := c.WriteText(subscribeMsg(name)); err != nil {
 		return err
 	}
-	return w.expect(c, "pusher_internal:subscription_succeeded")
+	return expectEvent(c, "pusher_internal:subscription_succeeded", false)
 }

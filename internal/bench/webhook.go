@@ -176,10 +176,7 @@ func webhookRun(ctx context.Context, o *WebhookOptions, recv *receiver, mode Web
 	if err := measureHooks(ctx, o, NewProbe(srv.Target), recv, load, run, pr); err != nil {
 		return nil, err
 	}
-	run.LoadErrors = load.errs.Load()
-	if e := load.last.Load(); e != nil {
-		run.LoadError = *e
-	}
+	run.LoadErrors, run.LoadError = load.errs.Load(), load.lastError()
 	return run, nil
 }
 
