@@ -29,7 +29,6 @@ type Redis struct {
 	// where topics are sharded channels (SSUBSCRIBE, SPUBLISH).
 	topics   topics
 	sharded  bool
-	kind     redisurl.Kind
 	awaiting awaiting
 	seen     cluster.Seen // shared by the receive loops
 	ops      chan *op     // presence and user changes, for opsLoop
@@ -46,8 +45,7 @@ func open(url string, s cluster.Settings) (*Redis, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, sharded := rdb.(*redis.ClusterClient)
-	r := &Redis{rdb: rdb, kind: kind, sharded: sharded && kind == redisurl.Cluster, ops: make(chan *op, maxQueuedOps)}
+	r := &Redis{rdb: rdb, sharded: kind == redisurl.Cluster, ops: make(chan *op, maxQueuedOps)}
 	r.seqs = newNumbering(r.sharded)
 	return r, nil
 }
