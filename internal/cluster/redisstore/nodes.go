@@ -3,7 +3,6 @@ package redisstore
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -131,18 +130,9 @@ func (r *Redis) reap(ctx context.Context, node string, gone *cluster.Reaped) err
 // (syncScript with no shares) and calls gone with each field left with no
 // share at all.
 func (r *Redis) unshare(ctx context.Context, key, node string, gone func(field string)) error {
-	res, err := syncScript.Run(ctx, r.rdb, []string{key}, node).Slice()
-	if err != nil {
-		return err
-	}
-	if len(res) != 2 {
-		return fmt.Errorf("redis: a reap answered %d lists, want 2", len(res))
-	}
-	vacated, _ := res[1].([]any)
-	for _, f := range vacated {
-		if field, ok := f.(string); ok {
+	return eachSynced(syncScript.Run(ctx, r.rdb, []string{key}, node), func(field string, before int) {
+		if before == 1 {
 			gone(field)
 		}
-	}
-	return nil
+	})
 }
