@@ -24,14 +24,13 @@ func (r *Redis) Beat(ctx context.Context, epoch string) (missing bool, err error
 	if err != nil && !missing {
 		return false, err
 	}
-	_, err = r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	err = r.pipelined(ctx, func(ctx context.Context, p redis.Pipeliner) {
 		p.SAdd(ctx, r.nodeKey("nodes"), r.node)
 		p.Expire(ctx, r.nodeKey("nodes"), cluster.RecordTTL)
 		p.Expire(ctx, r.nodeKey("node-presence", r.node), cluster.RecordTTL)
 		for _, app := range r.cfg.Apps {
 			r.expireApp(ctx, p, app)
 		}
-		return nil
 	})
 	return missing, err
 }

@@ -95,13 +95,17 @@ func (r *Redis) call(ctx context.Context, f func(ctx context.Context) error) err
 // pipeline sends the commands queue queues on p in one pipeline, through
 // call.
 func (r *Redis) pipeline(ctx context.Context, queue func(ctx context.Context, p redis.Pipeliner)) error {
-	return r.call(ctx, func(ctx context.Context) error {
-		_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			queue(ctx, p)
-			return nil
-		})
-		return err
+	return r.call(ctx, func(ctx context.Context) error { return r.pipelined(ctx, queue) })
+}
+
+// pipelined sends the commands queue queues on p in one pipeline, with
+// no check of the link: for the callers that sort out errors themselves.
+func (r *Redis) pipelined(ctx context.Context, queue func(ctx context.Context, p redis.Pipeliner)) error {
+	_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		queue(ctx, p)
+		return nil
 	})
+	return err
 }
 
 // failed sorts out an error from Redis (see call).
