@@ -44,19 +44,8 @@ func (r *Redis) Nodes(ctx context.Context) (alive map[string]string, listed []st
 	if err != nil || len(listed) == 0 {
 		return nil, nil, err
 	}
-	keys := make([]string, len(listed))
-	for i, n := range listed {
-		keys[i] = r.nodeKey("node", n)
-	}
-	epochs, err := get(r, ctx, func(ctx context.Context) ([]any, error) { return r.rdb.MGet(ctx, keys...).Result() })
-	if err != nil {
+	if alive, err = perNode(r, ctx, "node", listed, func(epoch string) string { return epoch }); err != nil {
 		return nil, nil, err
-	}
-	alive = make(map[string]string, len(listed))
-	for i, n := range listed {
-		if epoch, ok := epochs[i].(string); ok {
-			alive[n] = epoch
-		}
 	}
 	return alive, listed, nil
 }
