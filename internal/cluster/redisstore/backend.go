@@ -20,13 +20,9 @@ func (r *Redis) boardKey() string { return r.cfg.Prefix + ":dashboard:nodes" }
 
 // Post implements cluster.Board.
 func (r *Redis) Post(ctx context.Context, node string, v []byte) error {
-	return r.call(ctx, func(ctx context.Context) error {
-		_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			p.HSet(ctx, r.boardKey(), node, v)
-			p.PExpire(ctx, r.boardKey(), cluster.RecordTTL) // a cluster stopped whole leaves it for no longer
-			return nil
-		})
-		return err
+	return r.pipeline(ctx, func(ctx context.Context, p redis.Pipeliner) {
+		p.HSet(ctx, r.boardKey(), node, v)
+		p.PExpire(ctx, r.boardKey(), cluster.RecordTTL) // a cluster stopped whole leaves it for no longer
 	})
 }
 

@@ -24,11 +24,10 @@ func (r *Redis) Write(batch []cluster.Outbound) bool {
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, r.cfg.SlowReply)
 	defer cancel()
-	_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	err := r.pipelined(ctx, func(ctx context.Context, p redis.Pipeliner) {
 		for _, o := range batch {
 			r.queueWrite(ctx, p, o)
 		}
-		return nil
 	})
 	if err != nil {
 		r.failed(err)

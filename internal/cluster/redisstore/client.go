@@ -25,45 +25,41 @@ func dial(rawURL string, slow, reload time.Duration) (redis.UniversalClient, red
 	if err != nil {
 		return nil, 0, fmt.Errorf("cluster: redis url: %w", err)
 	}
+	o := options(u, slow)
 	switch u.Kind {
 	case redisurl.Cluster:
-		return redis.NewClusterClient(clusterOptions(u, slow, reload)), u.Kind, nil
+		// The client reads the cluster's slots again every reload, so that
+		// a node that only receives (and so never hears MOVED) learns of a
+		// moved slot within that time.
+		c := o.Cluster()
+		c.ClusterStateReloadInterval = reload
+		return redis.NewClusterClient(c), u.Kind, nil
 	case redisurl.Sentinel:
-		return redis.NewFailoverClient(failoverOptions(u, slow)), u.Kind, nil
+		return redis.NewFailoverClient(o.Failover()), u.Kind, nil
 	}
 	opts, err := redis.ParseURL(rawURL)
 	if err != nil {
 		return nil, 0, fmt.Errorf("cluster: redis url: %w", err)
 	}
-	opts.DialTimeout, opts.ContextTimeoutEnabled = time.Second, true
-	opts.ReadTimeout, opts.WriteTimeout, opts.PoolTimeout = slow, slow, slow
-	opts.MaxRetries = -1
+	opts.DialTimeout, opts.ContextTimeoutEnabled = o.DialTimeout, o.ContextTimeoutEnabled
+	opts.ReadTimeout, opts.WriteTimeout, opts.PoolTimeout = o.ReadTimeout, o.WriteTimeout, o.PoolTimeout
+	opts.MaxRetries = o.MaxRetries
 	return redis.NewClient(opts), u.Kind, nil
 }
 
 // clusterRedirects bounds the MOVED/ASK redirections of one call.
 const clusterRedirects = 3
 
-// clusterOptions are a Redis Cluster client's. The client reads the
-// cluster's slots again every reload, so that a node that only receives
-// (and so never hears MOVED) learns of a moved slot within that time.
-func clusterOptions(u redisurl.URL, slow, reload time.Duration) *redis.ClusterOptions {
-	return &redis.ClusterOptions{ClusterStateReloadInterval: reload,
+// options are the client's for u: what a Redis Cluster or Sentinel URL
+// says (go-redis reads the other forms itself), and the timeouts and no
+// retries of every form.
+func options(u redisurl.URL, slow time.Duration) *redis.UniversalOptions {
+	return &redis.UniversalOptions{
 		Addrs: u.Addrs, Username: u.User, Password: u.Password, TLSConfig: tlsFor(u),
+		MasterName: u.Master, DB: u.DB, SentinelUsername: u.SentinelUser, SentinelPassword: u.SentinelPassword,
 		DialTimeout: time.Second, ContextTimeoutEnabled: true,
 		ReadTimeout: slow, WriteTimeout: slow, PoolTimeout: slow,
 		MaxRetries: -1, MaxRedirects: clusterRedirects,
-	}
-}
-
-func failoverOptions(u redisurl.URL, slow time.Duration) *redis.FailoverOptions {
-	return &redis.FailoverOptions{
-		MasterName: u.Master, SentinelAddrs: u.Addrs, DB: u.DB, TLSConfig: tlsFor(u),
-		Username: u.User, Password: u.Password,
-		SentinelUsername: u.SentinelUser, SentinelPassword: u.SentinelPassword,
-		DialTimeout: time.Second, ContextTimeoutEnabled: true,
-		ReadTimeout: slow, WriteTimeout: slow, PoolTimeout: slow,
-		MaxRetries: -1,
 	}
 }
 

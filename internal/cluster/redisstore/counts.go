@@ -75,24 +75,33 @@ func (r *Redis) SetCounts(ctx context.Context, b cluster.Batch) ([]cluster.Trans
 // the length of the largest uint64.
 func batchID(id uint64) string { return fmt.Sprintf("%020d", id) }
 
-// synced reads syncScript's answer: the channels whose cluster-wide count
-// a resync took from zero, and those it took to zero.
+// synced reads syncScript's answer for app's counts: the channels whose
+// cluster-wide count a resync took from zero, and those it took to zero.
 func synced(app string, cmd *redis.Cmd) ([]cluster.Transition, error) {
+	var out []cluster.Transition
+	err := eachSynced(cmd, func(name string, before int) {
+		out = append(out, cluster.Transition{Key: cluster.Key{App: app, Name: name}, Before: before, After: 1 - before})
+	})
+	return out, err
+}
+
+// eachSynced calls f with each field of syncScript's answer: before 0 for
+// a field whose total the script took from zero, 1 for one it took to zero.
+func eachSynced(cmd *redis.Cmd, f func(field string, before int)) error {
 	res, err := cmd.Slice()
 	if err != nil {
-		return nil, fmt.Errorf("redis: %w", err)
+		return fmt.Errorf("redis: %w", err)
 	}
 	if len(res) != 2 {
-		return nil, fmt.Errorf("redis: a count resync answered %d lists, want 2", len(res))
+		return fmt.Errorf("redis: a resync answered %d lists, want 2", len(res))
 	}
-	var out []cluster.Transition
-	for i, before := range []int{0, 1} {
-		names, _ := res[i].([]any)
-		for _, n := range names {
-			if name, ok := n.(string); ok {
-				out = append(out, cluster.Transition{Key: cluster.Key{App: app, Name: name}, Before: before, After: 1 - before})
+	for before, list := range res {
+		fields, _ := list.([]any)
+		for _, v := range fields {
+			if field, ok := v.(string); ok {
+				f(field, before)
 			}
 		}
 	}
-	return out, nil
+	return nil
 }

@@ -3,7 +3,6 @@ package redisstore
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -25,14 +24,13 @@ func (r *Redis) Beat(ctx context.Context, epoch string) (missing bool, err error
 	if err != nil && !missing {
 		return false, err
 	}
-	_, err = r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	err = r.pipelined(ctx, func(ctx context.Context, p redis.Pipeliner) {
 		p.SAdd(ctx, r.nodeKey("nodes"), r.node)
 		p.Expire(ctx, r.nodeKey("nodes"), cluster.RecordTTL)
 		p.Expire(ctx, r.nodeKey("node-presence", r.node), cluster.RecordTTL)
 		for _, app := range r.cfg.Apps {
 			r.expireApp(ctx, p, app)
 		}
-		return nil
 	})
 	return missing, err
 }
@@ -46,19 +44,8 @@ func (r *Redis) Nodes(ctx context.Context) (alive map[string]string, listed []st
 	if err != nil || len(listed) == 0 {
 		return nil, nil, err
 	}
-	keys := make([]string, len(listed))
-	for i, n := range listed {
-		keys[i] = r.nodeKey("node", n)
-	}
-	epochs, err := get(r, ctx, func(ctx context.Context) ([]any, error) { return r.rdb.MGet(ctx, keys...).Result() })
-	if err != nil {
+	if alive, err = perNode(r, ctx, "node", listed, func(epoch string) string { return epoch }); err != nil {
 		return nil, nil, err
-	}
-	alive = make(map[string]string, len(listed))
-	for i, n := range listed {
-		if epoch, ok := epochs[i].(string); ok {
-			alive[n] = epoch
-		}
 	}
 	return alive, listed, nil
 }
@@ -131,18 +118,9 @@ func (r *Redis) reap(ctx context.Context, node string, gone *cluster.Reaped) err
 // (syncScript with no shares) and calls gone with each field left with no
 // share at all.
 func (r *Redis) unshare(ctx context.Context, key, node string, gone func(field string)) error {
-	res, err := syncScript.Run(ctx, r.rdb, []string{key}, node).Slice()
-	if err != nil {
-		return err
-	}
-	if len(res) != 2 {
-		return fmt.Errorf("redis: a reap answered %d lists, want 2", len(res))
-	}
-	vacated, _ := res[1].([]any)
-	for _, f := range vacated {
-		if field, ok := f.(string); ok {
+	return eachSynced(syncScript.Run(ctx, r.rdb, []string{key}, node), func(field string, before int) {
+		if before == 1 {
 			gone(field)
 		}
-	}
-	return nil
+	})
 }

@@ -98,11 +98,10 @@ func (r *Redis) runOps(batch []*op) {
 	}
 	ctx, cancel := context.WithDeadline(r.ctx, earliest(ops))
 	defer cancel()
-	_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	err := r.pipelined(ctx, func(ctx context.Context, p redis.Pipeliner) {
 		for _, o := range ops {
 			r.queueRemote(ctx, p, o)
 		}
-		return nil
 	})
 	if err != nil && !isReply(err) {
 		err = r.failed(err)

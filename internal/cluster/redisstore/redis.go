@@ -29,7 +29,6 @@ type Redis struct {
 	// where topics are sharded channels (SSUBSCRIBE, SPUBLISH).
 	topics   topics
 	sharded  bool
-	kind     redisurl.Kind
 	awaiting awaiting
 	seen     cluster.Seen // shared by the receive loops
 	ops      chan *op     // presence and user changes, for opsLoop
@@ -46,8 +45,7 @@ func open(url string, s cluster.Settings) (*Redis, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, sharded := rdb.(*redis.ClusterClient)
-	r := &Redis{rdb: rdb, kind: kind, sharded: sharded && kind == redisurl.Cluster, ops: make(chan *op, maxQueuedOps)}
+	r := &Redis{rdb: rdb, sharded: kind == redisurl.Cluster, ops: make(chan *op, maxQueuedOps)}
 	r.seqs = newNumbering(r.sharded)
 	return r, nil
 }
@@ -97,13 +95,17 @@ func (r *Redis) call(ctx context.Context, f func(ctx context.Context) error) err
 // pipeline sends the commands queue queues on p in one pipeline, through
 // call.
 func (r *Redis) pipeline(ctx context.Context, queue func(ctx context.Context, p redis.Pipeliner)) error {
-	return r.call(ctx, func(ctx context.Context) error {
-		_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-			queue(ctx, p)
-			return nil
-		})
-		return err
+	return r.call(ctx, func(ctx context.Context) error { return r.pipelined(ctx, queue) })
+}
+
+// pipelined sends the commands queue queues on p in one pipeline, with
+// no check of the link: for the callers that sort out errors themselves.
+func (r *Redis) pipelined(ctx context.Context, queue func(ctx context.Context, p redis.Pipeliner)) error {
+	_, err := r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		queue(ctx, p)
+		return nil
 	})
+	return err
 }
 
 // failed sorts out an error from Redis (see call).

@@ -21,7 +21,7 @@ func (r *Redis) WriteShares(ctx context.Context, own cluster.Own) error {
 		signedIn[k.App] = append(signedIn[k.App], k.Name, conns, "")
 	}
 	list := r.nodeKey("node-presence", r.node)
-	_, err = r.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	return r.pipelined(ctx, func(ctx context.Context, p redis.Pipeliner) {
 		for _, ac := range listed {
 			if k := pairKey(ac); own.Presence[k] == nil {
 				syncScript.Eval(ctx, p, []string{r.presenceKey(k.App, k.Name)}, r.node)
@@ -40,7 +40,5 @@ func (r *Redis) WriteShares(ctx context.Context, own cluster.Own) error {
 		for _, app := range r.cfg.Apps {
 			syncScript.Eval(ctx, p, []string{r.usersKey(app)}, append([]any{r.node}, signedIn[app]...)...)
 		}
-		return nil
 	})
-	return err
 }

@@ -14,24 +14,16 @@ import (
 // that ended it, for the rest of its TTL (see webhook.OpKind). Tokens
 // never start with "!".
 
-// cancelScript cancels KEYS[1] if it is pending, leaving ARGV[1]'s
-// receipt; 1 if it was pending or already cancelled by ARGV[1].
-var cancelScript = redis.NewScript(`
+// endScript ends KEYS[1]'s mark if it is pending, leaving its receipt
+// '!' .. ARGV[1] .. ':' .. ARGV[2]: a cancel (ARGV[1] 'c') ends any pending
+// mark, a take ('t') only one pending with its token ARGV[2]. 1 if it did,
+// or the receipt was there already.
+var endScript = redis.NewScript(`
 local v = redis.call('GET', KEYS[1])
-if not v then return 0 end
-if v == '!c:' .. ARGV[1] then return 1 end
-if string.sub(v, 1, 1) == '!' then return 0 end
-redis.call('SET', KEYS[1], '!c:' .. ARGV[1], 'KEEPTTL')
-return 1
-`)
-
-// takeScript takes KEYS[1] if it is pending with ARGV[1], leaving its
-// receipt; 1 if it was, or was already taken with ARGV[1].
-var takeScript = redis.NewScript(`
-local v = redis.call('GET', KEYS[1])
-if v == '!t:' .. ARGV[1] then return 1 end
-if v ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], '!t:' .. ARGV[1], 'KEEPTTL')
+local receipt = '!' .. ARGV[1] .. ':' .. ARGV[2]
+if v == receipt then return 1 end
+if not v or string.sub(v, 1, 1) == '!' or (ARGV[1] == 't' and v ~= ARGV[2]) then return 0 end
+redis.call('SET', KEYS[1], receipt, 'KEEPTTL')
 return 1
 `)
 
@@ -46,9 +38,9 @@ func (r *Redis) Hold(ctx context.Context, ops []webhook.Op) {
 			case webhook.OpHold:
 				pipe.Set(ctx, key, op.Token, op.TTL)
 			case webhook.OpCancel:
-				cmds[i] = cancelScript.Eval(ctx, pipe, []string{key}, op.Token)
+				cmds[i] = endScript.Eval(ctx, pipe, []string{key}, "c", op.Token)
 			case webhook.OpTake:
-				cmds[i] = takeScript.Eval(ctx, pipe, []string{key}, op.Token)
+				cmds[i] = endScript.Eval(ctx, pipe, []string{key}, "t", op.Token)
 			}
 		}
 	})
