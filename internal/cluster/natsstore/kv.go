@@ -156,9 +156,9 @@ func read(ctx context.Context, kv jetstream.KeyValue, key string) (hash, uint64,
 }
 
 func decode(b []byte) hash {
-	h := hash{}
-	if json.Unmarshal(b, &h) != nil {
-		return hash{}
+	var h hash
+	if json.Unmarshal(b, &h) != nil || h == nil {
+		return hash{} // a JSON null decodes to a nil map, which a write would panic on
 	}
 	for f, e := range h {
 		if e == nil || e.N == nil {
