@@ -72,12 +72,21 @@ type knownFailure struct {
 // their seeds replayed by TestChaosRegressions.
 var knownFailures = []knownFailure{}
 
+// exceptionFor returns why a difference of the kind is accepted after
+// the fault, or "".
+func exceptionFor(kind, fault string) string {
+	for _, e := range exceptions {
+		if e.kind == kind && e.fault == fault {
+			return e.why
+		}
+	}
+	return ""
+}
+
 // excused returns why a violation is accepted on backend, or "".
 func excused(backend string, v violation) string {
-	for _, e := range exceptions {
-		if e.kind == v.kind && e.fault == v.fault {
-			return "exception: " + e.why
-		}
+	if why := exceptionFor(v.kind, v.fault); why != "" {
+		return "exception: " + why
 	}
 	for _, k := range knownFailures {
 		if k.backend == backend && k.kind == v.kind && (k.fault == "" || k.fault == v.fault) {
