@@ -74,20 +74,21 @@ func (c *Change) ApplyLocal(p *hub.MemoryPresence, u *hub.MemoryUsers) error {
 }
 
 // LocalAnswer is c's answer from this node's share alone, while the store
-// is away: a member that leaves is not announced yet, but deferred to d.
+// is away: a member that leaves, or a user that signs out, is not
+// announced yet, but deferred to d (another node may still have it).
 func (c *Change) LocalAnswer(d *Departures) bool {
-	if c.Kind == Leave && c.Local {
+	if !c.Adds() && c.Local {
 		d.Add(c.App, c.Channel, c.Member.ID)
 		return false
 	}
 	return c.Local && !c.cameBack(d)
 }
 
-// cameBack reports whether c is a join of a member whose departure d still
-// defers, and forgets that departure: the member never left as far as
-// anyone was told, so its return is not announced either.
+// cameBack reports whether c is a join or sign-in of a user whose
+// departure d still defers, and forgets that departure: the user never
+// left as far as anyone was told, so its return is not announced either.
 func (c *Change) cameBack(d *Departures) bool {
-	if c.Kind == Join {
+	if c.Adds() {
 		c.Returned, c.Unhold = d.Cancel(c.App, c.Channel, c.Member.ID)
 	}
 	return c.Returned
@@ -106,18 +107,23 @@ func (c *Change) Greet(deliver func(*hub.Message)) {
 // Answer is c's answer from the user's totals across the cluster before
 // and after it: whether they left zero (Join, SignIn) or reached it
 // (Leave, SignOut); a join that cancels the member's deferred departure is
-// not announced (see cameBack). A departure is deferred to d while the node is not
-// settled: another node may not have written its share of the user again
-// yet; it is held in the store meanwhile (Departures.Hold).
+// not announced (see cameBack). A departure is deferred to d while the
+// node is not settled: another node may not have written its share of the
+// user again yet; a member's is held in the store meanwhile
+// (Departures.Hold), a sign-out has no webhook to hold back.
 func (c *Change) Answer(before, after int, settled bool, d *Departures) bool {
 	if c.Adds() {
 		return !c.cameBack(d) && before == 0
 	}
 	gone := before > 0 && after == 0
-	if gone && c.Kind == Leave && !settled {
+	switch {
+	case !gone || settled:
+		return gone
+	case c.Kind == Leave:
 		d.Hold(c.App, c.Channel, c.Member.ID)
 		c.Held = true
-		return false
+	default:
+		d.Add(c.App, c.Channel, c.Member.ID)
 	}
-	return gone
+	return false
 }

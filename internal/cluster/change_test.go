@@ -82,3 +82,33 @@ func greeted(c *Change) []*hub.Message {
 	c.Greet(func(m *hub.Message) { got = append(got, m) })
 	return got
 }
+
+// TestUnsettledSignOutIsDeferred: a user's last sign-out here while the
+// store cannot confirm it (away, or the node not settled) is not announced
+// but deferred, with no hold (no webhook waits on it); a sign-in before it
+// is announced is no comeback to announce either.
+func TestUnsettledSignOutIsDeferred(t *testing.T) {
+	for name, answer := range map[string]func(c *Change, d *Departures) bool{
+		"store away":  func(c *Change, d *Departures) bool { return c.LocalAnswer(d) },
+		"not settled": func(c *Change, d *Departures) bool { return c.Answer(1, 0, false, d) },
+	} {
+		var d Departures
+		out := &Change{Kind: SignOut, App: "a", Member: hub.Member{ID: "u"}, Local: true}
+		if answer(out, &d) || out.Held {
+			t.Fatalf("%s: a sign-out announced (or held) while the store cannot confirm it", name)
+		}
+		in := &Change{Kind: SignIn, App: "a", Member: hub.Member{ID: "u"}, Local: true}
+		if in.Answer(0, 1, true, &d) || !in.Returned || in.Unhold {
+			t.Fatalf("%s: the sign-in back is announced (returned %v, unhold %v)", name, in.Returned, in.Unhold)
+		}
+		if got := d.Take(); len(got) != 0 {
+			t.Fatalf("%s: deferred %v after the sign-in back, want nothing", name, got)
+		}
+	}
+	var d Departures
+	out := &Change{Kind: SignOut, App: "a", Member: hub.Member{ID: "u"}, Local: true}
+	out.LocalAnswer(&d)
+	if got := d.Take(); len(got) != 1 || got[Departure{App: "a", User: "u"}] {
+		t.Fatalf("deferred %v, want u's sign-out, not held in the store", got)
+	}
+}

@@ -1,11 +1,11 @@
 package cluster
 
-// This file holds the presence departures a cluster node has not
-// announced yet, in either backend: they happened while the store was away
-// or soon after it came back, when the node cannot tell whether the user
-// still has a connection on another node whose share is not written again
-// yet. Once the node is settled, each one that the store confirms (the
-// user is no member) is announced.
+// This file holds the presence departures and sign-outs a cluster node has
+// not announced yet, in either backend: they happened while the store was
+// away or soon after it came back, when the node cannot tell whether the
+// user still has a connection on another node whose share is not written
+// again yet. Once the node is settled, each one that the store confirms
+// (the user is no member, or signed in nowhere) is announced.
 
 import (
 	"context"
@@ -15,7 +15,8 @@ import (
 	"github.com/roostproject/roost/internal/hub"
 )
 
-// Departure is one member gone from one channel.
+// Departure is one member gone from one presence channel, or, with no
+// Channel, one user signed out (its watchers are told it went offline).
 type Departure struct{ App, Channel, User string }
 
 // Departures is the departures not announced yet. Its zero value is empty.
@@ -69,7 +70,7 @@ func (s *Departures) Take() map[Departure]bool {
 // Announcer is what Announce needs of a cluster backend.
 type Announcer struct {
 	// Member reports whether the store holds d.User as a member of
-	// d.Channel.
+	// d.Channel, or, with no Channel, as signed in.
 	Member func(ctx context.Context, d Departure) (bool, error)
 	// Publish sends a message to every node's subscribers.
 	Publish func(m *hub.Message) error
@@ -84,7 +85,8 @@ type Announcer struct {
 }
 
 // Announce publishes member_removed, and tells the observer, for every
-// deferred departure the store confirms within timeout, and removes the
+// deferred departure the store confirms within timeout (a sign-out's
+// watchlist offline event, for the watchers alone), and removes the
 // hold of those held whose user is a member again (and, either way, the
 // node's record of each held one); those it cannot check wait for the next
 // time.
@@ -100,6 +102,8 @@ func (s *Departures) Announce(parent context.Context, timeout time.Duration, b A
 		switch {
 		case err != nil:
 			s.add(g, held)
+		case !member && g.Channel == "":
+			b.Publish(hub.Watchlist(g.App, g.User, false))
 		case !member:
 			b.Publish(hub.MemberRemoved(g.App, g.Channel, g.User))
 			b.Observer.MemberRemoved(g.App, g.Channel, g.User) // holds it again, as its own

@@ -82,3 +82,24 @@ func TestHeldDepartureUnheldOnlyWhenBack(t *testing.T) {
 		t.Fatal("the unchecked departure not kept held")
 	}
 }
+
+// TestDeferredSignOutAnnouncedToWatchersAlone: a deferred sign-out the
+// store confirms (the user is signed in nowhere) is the watchlist's
+// offline event, and no member removed; one whose user is signed in
+// elsewhere is dropped.
+func TestDeferredSignOutAnnouncedToWatchersAlone(t *testing.T) {
+	var s Departures
+	s.Add("a", "", "gone")
+	s.Add("a", "", "elsewhere")
+	obs := &removals{}
+	var published []*hub.Message
+	s.Announce(context.Background(), time.Second, Announcer{
+		Member:   func(_ context.Context, d Departure) (bool, error) { return d.User == "elsewhere", nil },
+		Publish:  func(m *hub.Message) error { published = append(published, m); return nil },
+		Observer: obs,
+	})
+	want := hub.Watchlist("a", "gone", false)
+	if len(published) != 1 || *published[0] != *want || len(obs.users) != 0 {
+		t.Fatalf("published %v, removed %v; want gone's offline event alone", published, obs.users)
+	}
+}

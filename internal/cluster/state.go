@@ -171,25 +171,21 @@ func (c *Change) stripe() uint32 {
 // failed answers a change the store did not carry out, or did not
 // confirm: the node will write its shares again. If the store is
 // unreachable the local answer stands; if it is only slow, a join or
-// sign-in is taken back and fails, a sign-out (whose connection is gone)
-// stands without an announcement, and a leave of the member's last
-// connection here is deferred as while the store is unreachable: the store
-// may carry it out when it answers again, and the departure is announced
-// once the store confirms it.
+// sign-in is taken back and fails, and a leave or sign-out of the user's
+// last connection here is deferred as while the store is unreachable: the
+// store may carry it out when it answers again, and the departure is
+// announced once the store confirms it.
 func (n *Node) failed(c *Change, err error) (bool, error) {
 	n.link.Dirty.Store(true)
 	if Unreachable(err) {
 		return c.LocalAnswer(&n.deferred), nil
 	}
 	n.link.Suspect()
-	switch {
-	case c.Kind == Leave:
+	if !c.Adds() {
 		return c.LocalAnswer(&n.deferred), nil
-	case c.Undo != nil:
-		c.Undo()
-		return false, err
 	}
-	return false, nil
+	c.Undo()
+	return false, err
 }
 
 // resync writes this node's presence members and signed-in users again,

@@ -70,8 +70,12 @@ func (n *Node) reconcileRound() {
 func (n *Node) announceDepartures() {
 	n.deferred.Announce(n.ctx, n.Period(), Announcer{
 		Member: func(ctx context.Context, g Departure) (bool, error) {
-			if !n.link.Healthy.Load() {
+			switch {
+			case !n.link.Healthy.Load():
 				return false, ErrDown
+			case g.Channel == "":
+				on, err := n.store.Online(ctx, g.App, []string{g.User})
+				return len(on) > 0, err
 			}
 			return n.store.IsMember(ctx, g.App, g.Channel, g.User)
 		},

@@ -79,3 +79,30 @@ func cancelRemoved[S cluster.Store](t *testing.T, n *Node[S], user string) {
 		t.Fatalf("%s's comeback found no departure held", user)
 	}
 }
+
+// SignOutDeferredUntilConfirmed checks that a user's last sign-out on a
+// node during an outage goes offline for its watchers only once the store
+// confirms it, after the node has settled: "still", signed in on other
+// too, never goes offline; "gone", signed in on n alone, goes offline
+// once. box is n's inbox.
+func SignOutDeferredUntilConfirmed[S cluster.Store](t *testing.T, n, other *Node[S], box *Inbox, wait time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	testutil.Eventually(t, wait, "both nodes ready", func() bool { return AllReady([]*Node[S]{n, other}) == 2 })
+	for _, u := range []string{"still", "gone"} {
+		mustChange(t, "sign in "+u, true)(n.Users.SignIn(ctx, "app", u))
+	}
+	mustChange(t, "still's sign-in on the other node", false)(other.Users.SignIn(ctx, "app", "still"))
+	n.Down(errors.New("an outage, for the test"))
+	for _, u := range []string{"still", "gone"} {
+		mustChange(t, "sign out "+u+" (deferred)", false)(n.Users.SignOut(ctx, "app", u))
+	}
+	offline := func(u string) int {
+		m := hub.Watchlist("app", u, false)
+		return box.Count(m.Event, m.Data)
+	}
+	testutil.Eventually(t, wait, "gone offline once the node settled", func() bool { return offline("gone") > 0 })
+	if got := offline("gone") + offline("still"); got != 1 {
+		t.Fatalf("%d offline events (still %d), want gone's alone, once", got, offline("still"))
+	}
+}

@@ -20,3 +20,10 @@ func TestDeadNodesDeferredDepartureAnnounced(t *testing.T) {
 	})
 	clustertest.DeadNodesDeferredDepartureAnnounced(t, ns[0], ns[1], removals, boxes[0], natsWait)
 }
+
+// TestSignOutDeferredUntilConfirmed: see
+// clustertest.SignOutDeferredUntilConfirmed.
+func TestSignOutDeferredUntilConfirmed(t *testing.T) {
+	ns, boxes := nodes(t, 2, 900*time.Millisecond)
+	clustertest.SignOutDeferredUntilConfirmed(t, ns[0], ns[1], boxes[0], natsWait)
+}

@@ -180,3 +180,12 @@ func TestDeadNodesDeferredDepartureAnnounced(t *testing.T) {
 		clustertest.DeadNodesDeferredDepartureAnnounced(t, rs[0], rs[1], removals, boxes[0], redisWait)
 	})
 }
+
+// TestSignOutDeferredUntilConfirmed: see
+// clustertest.SignOutDeferredUntilConfirmed.
+func TestSignOutDeferredUntilConfirmed(t *testing.T) {
+	onBackends(t, func(t *testing.T, url string) {
+		rs, boxes := nodes(t, url, 2, 900*time.Millisecond)
+		clustertest.SignOutDeferredUntilConfirmed(t, rs[0], rs[1], boxes[0], redisWait)
+	})
+}
