@@ -30,8 +30,9 @@ type Channel struct {
 	// count is the number of local subscriptions; changed under Hub.mu.
 	count atomic.Int32
 	// state holds the ready bit (set under mu: the broker delivers the
-	// channel's messages from other nodes) and, in its low bits, 1 + the
-	// shard of the solo subscriber, or 0 (changed under mu and that
+	// channel's messages from other nodes), a watchlist channel's state of
+	// its user (changed under mu, see watch.go) and, in its low bits, 1 +
+	// the shard of the solo subscriber, or 0 (changed under mu and that
 	// shard's mutex; read without a lock by publishers).
 	state atomic.Int32
 }

@@ -13,12 +13,14 @@ import (
 //
 // A cluster calls it after an outage, when events between nodes may have
 // been lost; so it also sends every counted channel's subscription count
-// again (see recount). It passes removals only once every live node has written its
+// again (see recount), and corrects what the watchers of each watched user
+// were told (see reconcileWatches). It passes removals only once every live node has written its
 // members again, so that no member still connected is ever removed. A
 // member whose events arrive while a channel is being reconciled is left
 // to them.
 func (h *Hub) Reconcile(ctx context.Context, removals bool) {
 	h.recount()
+	h.reconcileWatches(ctx, removals)
 	for _, ch := range h.channels((*Channel).isPresence) {
 		if !h.startRound(ch) {
 			continue

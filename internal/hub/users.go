@@ -50,17 +50,6 @@ func (h *Hub) SignOut(app, user string) {
 	})
 }
 
-// Online calls done on shard's goroutine with those of ids that have a
-// signed-in connection, or an ErrUnavailable.
-func (h *Hub) Online(app string, ids []string, shard int, done func([]string, error)) {
-	var online []string
-	var err error
-	h.async(shard, func(ctx context.Context) {
-		online, err = h.users.Online(ctx, app, ids)
-		err = unavailable(err)
-	}, func() { done(online, err) })
-}
-
 // Watchlist returns the event that tells the watchers of user that it came
 // online (or went offline).
 func Watchlist(app, user string, online bool) *Message {

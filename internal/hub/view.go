@@ -143,9 +143,12 @@ func (h *Hub) Prepare(ch *Channel, shard int, done func()) {
 
 // observe notes what an event delivered on ch changes in this node's view
 // of it, and reports whether the event is to be delivered: a member event
-// that changes nothing the subscribers were told is not (see view.apply).
+// that changes nothing the subscribers were told is not (see view.apply),
+// nor a watchlist event (see observeWatch).
 func (h *Hub) observe(ch *Channel, m *Message, frame []byte) bool {
 	switch {
+	case isWatchEvent(ch, m):
+		return h.observeWatch(ch, m)
 	case ch.kind().IsPresence() && (m.Event == pusher.EventMemberAdded || m.Event == pusher.EventMemberRemoved):
 		if member, ok := memberOf(m.Data); ok {
 			ch.mu.Lock()

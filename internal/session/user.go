@@ -102,11 +102,13 @@ func (s Call) watch(ids []string) {
 		ids = ids[:pusher.MaxWatchlist]
 	}
 	h := s.env.Hub
-	for _, id := range ids {
-		s.attach(h.Acquire(s.app.ID, hub.WatchlistPrefix+id))
+	chans := make([]*hub.Channel, len(ids))
+	for i, id := range ids {
+		chans[i] = h.Acquire(s.app.ID, hub.WatchlistPrefix+id)
+		s.attach(chans[i])
 	}
 	s.x.signing = awaitingWatchlist
-	h.Online(s.app.ID, ids, s.conn.Shard(), func(online []string, err error) {
+	h.Watching(s.app.ID, chans, s.conn.Shard(), func(online []string, err error) {
 		if s.closed {
 			return
 		}

@@ -24,48 +24,38 @@ const deferredNodeTTL = 6 * time.Second
 // of its clients after a reaping would also send), and the receiver the
 // member_removed webhook, once, after the delay (which nothing else sends).
 func TestKilledNodesDeferredDepartureIsAnnounced(t *testing.T) {
-	cases := []struct {
-		name  string
-		start func(testing.TB) pausable
-	}{
-		{"redis", func(t testing.TB) pausable { return testutil.StartRedis(t) }},
-		{"nats", func(t testing.TB) pausable { return testutil.StartNATS(t) }},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			srv := c.start(t)
-			d := newHookDuoTTL(t, "roost-deferred", srv.Reach(), srv.Output, deferredNodeTTL)
-			leaver, watcher := dial(t, d.a, "leaver"), dial(t, d.b, "watcher")
-			subscribePresence(t, leaver, "presence-d", "gone")
-			subscribePresence(t, watcher, "presence-d", "watcher")
-			if !testutil.Poll(hookWait, func() bool { return hooks(d.recv, "member_added", "presence-d") == 2 }) {
-				t.Fatal("the members' member_added webhooks never came")
-			}
-			srv.Pause()
-			waitNodes(t, []*node{d.a}, http.StatusServiceUnavailable, "degraded:")
-			srv.Resume()
-			waitNodes(t, []*node{d.a}, http.StatusOK, "ready") // not settled for a heartbeat period
-			leaver.Send(`{"event":"pusher:unsubscribe","data":{"channel":"presence-d"}}`)
-			if !testutil.Poll(hookWait, func() bool { return departureRecorded(d.reach, d.prefix) }) {
-				t.Fatal("node A never recorded the departure in its outbox: it did not defer it")
-			}
-			if slices.Contains((&duo{t: t}).users(d.b, "presence-d"), "gone") {
-				t.Fatal("the store still has the member who left")
-			}
-			d.a.stop() // before it announces the departure it deferred
-			killed := time.Now()
-			if _, ok := watcher.Await(hookWait, isRemoved("presence-d", "gone")); !ok {
-				t.Fatalf("the watcher on B never got member_removed of the member who left A: %s", watcher.Describe())
-			}
-			if !testutil.Poll(hookWait, func() bool { return hooks(d.recv, "member_removed", "presence-d") > 0 && d.b.Metric(outboxSeries) == 0 }) {
-				t.Fatal("no member_removed webhook for the member who left A")
-			}
-			if n := hooks(d.recv, "member_removed", "presence-d"); n != 1 {
-				t.Fatalf("%d member_removed webhooks, want 1", n)
-			}
-			t.Logf("member_removed webhook delivered %v after A was killed", time.Since(killed).Round(time.Millisecond))
-		})
-	}
+	onPausables(t, func(t *testing.T, srv pausable) {
+		d := newHookDuoTTL(t, "roost-deferred", srv.Reach(), srv.Output, deferredNodeTTL)
+		leaver, watcher := dial(t, d.a, "leaver"), dial(t, d.b, "watcher")
+		subscribePresence(t, leaver, "presence-d", "gone")
+		subscribePresence(t, watcher, "presence-d", "watcher")
+		if !testutil.Poll(hookWait, func() bool { return hooks(d.recv, "member_added", "presence-d") == 2 }) {
+			t.Fatal("the members' member_added webhooks never came")
+		}
+		srv.Pause()
+		waitNodes(t, []*node{d.a}, http.StatusServiceUnavailable, "degraded:")
+		srv.Resume()
+		waitNodes(t, []*node{d.a}, http.StatusOK, "ready") // not settled for a heartbeat period
+		leaver.Send(`{"event":"pusher:unsubscribe","data":{"channel":"presence-d"}}`)
+		if !testutil.Poll(hookWait, func() bool { return departureRecorded(d.reach, d.prefix) }) {
+			t.Fatal("node A never recorded the departure in its outbox: it did not defer it")
+		}
+		if slices.Contains((&duo{t: t}).users(d.b, "presence-d"), "gone") {
+			t.Fatal("the store still has the member who left")
+		}
+		d.a.stop() // before it announces the departure it deferred
+		killed := time.Now()
+		if _, ok := watcher.Await(hookWait, isRemoved("presence-d", "gone")); !ok {
+			t.Fatalf("the watcher on B never got member_removed of the member who left A: %s", watcher.Describe())
+		}
+		if !testutil.Poll(hookWait, func() bool { return hooks(d.recv, "member_removed", "presence-d") > 0 && d.b.Metric(outboxSeries) == 0 }) {
+			t.Fatal("no member_removed webhook for the member who left A")
+		}
+		if n := hooks(d.recv, "member_removed", "presence-d"); n != 1 {
+			t.Fatalf("%d member_removed webhooks, want 1", n)
+		}
+		t.Logf("member_removed webhook delivered %v after A was killed", time.Since(killed).Round(time.Millisecond))
+	})
 }
 
 // isRemoved matches member_removed of user on channel.

@@ -23,15 +23,9 @@ type pausable interface {
 	Output() string
 }
 
-// TestBackendFreeze stops a private redis-server, then a private
-// nats-server, with SIGSTOP for freezeFor under three roost nodes, while a
-// canary on every ordered pair of nodes publishes through one node's HTTP
-// API every 100 ms and reads on the other. A user joins presence-room on
-// node A while the backend is stopped. Every publish answered 200 must
-// reach its subscriber exactly once, and each node's member of
-// presence-room must be told of the new user exactly once (docs/cluster.md,
-// "When Redis goes away").
-func TestBackendFreeze(t *testing.T) {
+// onPausables runs f as a subtest on a private redis-server and on a
+// private nats-server.
+func onPausables(t *testing.T, f func(t *testing.T, srv pausable)) {
 	rows := []struct {
 		name  string
 		start func(testing.TB) pausable
@@ -40,9 +34,19 @@ func TestBackendFreeze(t *testing.T) {
 		{"nats", func(t testing.TB) pausable { return testutil.StartNATS(t) }},
 	}
 	for _, row := range rows {
-		t.Run(row.name, func(t *testing.T) { freeze(t, row.start(t)) })
+		t.Run(row.name, func(t *testing.T) { f(t, row.start(t)) })
 	}
 }
+
+// TestBackendFreeze stops a private redis-server, then a private
+// nats-server, with SIGSTOP for freezeFor under three roost nodes, while a
+// canary on every ordered pair of nodes publishes through one node's HTTP
+// API every 100 ms and reads on the other. A user joins presence-room on
+// node A while the backend is stopped. Every publish answered 200 must
+// reach its subscriber exactly once, and each node's member of
+// presence-room must be told of the new user exactly once (docs/cluster.md,
+// "When Redis goes away").
+func TestBackendFreeze(t *testing.T) { onPausables(t, freeze) }
 
 // frozen is three nodes over a backend the test pauses.
 type frozen struct {
