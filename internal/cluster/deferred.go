@@ -109,3 +109,27 @@ func (n *Node) takeDepartures(ctx context.Context, dead string, held []Departure
 	}
 	return out, nil
 }
+
+// holdOutage holds in the store each presence departure this node
+// deferred while the store was away, once the node has written its shares
+// again: that write made the departure in the store, so a comeback on
+// another node is answered as a first join, and its member_added webhook
+// is to find the member_removed held back, and the node's reaper the
+// departure's record, as for any departure the store made while the node
+// was not settled (Departures.Hold). One whose user is a member still (on
+// another node) removed nobody, and is dropped; one the store cannot
+// check stays deferred.
+func (n *Node) holdOutage(ctx context.Context) {
+	for _, d := range n.deferred.Unheld() {
+		member, err := n.store.IsMember(ctx, d.App, d.Channel, d.User)
+		switch {
+		case err != nil:
+			return
+		case member:
+			n.deferred.Cancel(d.App, d.Channel, d.User)
+		default:
+			n.deferred.Hold(d.App, d.Channel, d.User)
+			n.holdDeparture(ctx, webhook.OpHold, d.App, d.Channel, d.User)
+		}
+	}
+}

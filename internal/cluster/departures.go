@@ -57,6 +57,20 @@ func (s *Departures) Cancel(app, channel, user string) (was, held bool) {
 	return was, held
 }
 
+// Unheld returns the presence departures not held in the store (those
+// deferred while the store was away).
+func (s *Departures) Unheld() []Departure {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Departure
+	for d, held := range s.gone {
+		if !held && d.Channel != "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // Take returns and forgets the deferred departures, each with whether it
 // was held in the store.
 func (s *Departures) Take() map[Departure]bool {

@@ -189,8 +189,9 @@ func (n *Node) failed(c *Change, err error) (bool, error) {
 }
 
 // resync writes this node's presence members and signed-in users again,
-// exactly as they are, with every change held off meanwhile, and takes a
-// new epoch; tickLoop writes the counts again. It runs on healthLoop.
+// exactly as they are, with every change held off meanwhile, holds the
+// departures that made (holdOutage), and takes a new epoch; tickLoop
+// writes the counts again. It runs on healthLoop.
 func (n *Node) resync() error {
 	ctx, cancel := context.WithTimeout(n.ctx, n.Period())
 	defer cancel()
@@ -203,6 +204,7 @@ func (n *Node) resync() error {
 		n.link.Dirty.Store(true)
 		return err
 	}
+	n.holdOutage(ctx)
 	n.epoch.Add(1)
 	n.reconcileSoon()
 	n.log.Info("cluster state written again", "presence_channels", len(own.Presence), "node", n.id)

@@ -106,3 +106,40 @@ func SignOutDeferredUntilConfirmed[S cluster.Store](t *testing.T, n, other *Node
 		t.Fatalf("%d offline events (still %d), want gone's alone, once", got, offline("still"))
 	}
 }
+
+// OutageDepartureHeldForComeback checks that a member who leaves n while
+// the store is away, its departure deferred, is held in the store once n
+// has written its shares again: a comeback on other, which the store
+// answers as a first join, finds the member_removed held back, against
+// which its member_added webhook is cancelled instead of sent a second
+// time, and n announces nothing once settled. "gone", who does not come
+// back, is announced once; "elsewhere", a member on other too, is never.
+// box is n's inbox.
+func OutageDepartureHeldForComeback[S cluster.Store](t *testing.T, n, other *Node[S], box *Inbox, wait time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	testutil.Eventually(t, wait, "both nodes ready", func() bool { return AllReady([]*Node[S]{n, other}) == 2 })
+	for _, u := range []string{"back", "gone", "elsewhere"} {
+		mustChange(t, "join "+u, true)(n.Presence.Join(ctx, "app", "presence-o", hub.Member{ID: u}, 0))
+	}
+	mustChange(t, "elsewhere's join on the other node", false)(other.Presence.Join(ctx, "app", "presence-o", hub.Member{ID: "elsewhere"}, 0))
+	n.Down(errors.New("an outage, for the test"))
+	for _, u := range []string{"back", "gone", "elsewhere"} {
+		mustChange(t, "leave "+u+" (deferred)", false)(n.Presence.Leave(ctx, "app", "presence-o", u))
+	}
+	testutil.Eventually(t, wait, "the departures of back and gone held and recorded", func() bool {
+		recs, err := n.Store.OutboxRead(ctx, n.ID()) // each written after its hold
+		return err == nil && len(recs) == 2
+	})
+	mustChange(t, "comeback on the other node", true)(other.Presence.Join(ctx, "app", "presence-o", hub.Member{ID: "back"}, 0))
+	op := []webhook.Op{{Kind: webhook.OpCancel, Key: webhook.RemovedKey("app", "presence-o", "back"), Token: "comeback:back"}}
+	other.WebhookPending().Apply(op)
+	if !op[0].Found {
+		t.Fatal("the comeback found no departure held: its member_added would be sent a second time")
+	}
+	removed := func(u string) int { return box.Count("pusher_internal:member_removed", `{"user_id":"`+u+`"}`) }
+	testutil.Eventually(t, wait, "gone announced once settled", func() bool { return removed("gone") > 0 })
+	if got := [3]int{removed("back"), removed("gone"), removed("elsewhere")}; got != [3]int{0, 1, 0} {
+		t.Fatalf("member_removed of back, gone, elsewhere delivered %v times, want 0, 1, 0", got)
+	}
+}

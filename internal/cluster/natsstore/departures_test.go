@@ -27,3 +27,10 @@ func TestSignOutDeferredUntilConfirmed(t *testing.T) {
 	ns, boxes := nodes(t, 2, 900*time.Millisecond)
 	clustertest.SignOutDeferredUntilConfirmed(t, ns[0], ns[1], boxes[0], natsWait)
 }
+
+// TestOutageDepartureHeldForComeback: see
+// clustertest.OutageDepartureHeldForComeback.
+func TestOutageDepartureHeldForComeback(t *testing.T) {
+	ns, boxes := nodes(t, 2, 900*time.Millisecond)
+	clustertest.OutageDepartureHeldForComeback(t, ns[0], ns[1], boxes[0], natsWait)
+}

@@ -189,3 +189,12 @@ func TestSignOutDeferredUntilConfirmed(t *testing.T) {
 		clustertest.SignOutDeferredUntilConfirmed(t, rs[0], rs[1], boxes[0], redisWait)
 	})
 }
+
+// TestOutageDepartureHeldForComeback: see
+// clustertest.OutageDepartureHeldForComeback.
+func TestOutageDepartureHeldForComeback(t *testing.T) {
+	onBackends(t, func(t *testing.T, url string) {
+		rs, boxes := nodes(t, url, 2, 900*time.Millisecond)
+		clustertest.OutageDepartureHeldForComeback(t, rs[0], rs[1], boxes[0], redisWait)
+	})
+}
