@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
 	"github.com/roostproject/roost/internal/pusher"
@@ -33,7 +34,13 @@ func (ch *Channel) watched() string { return ch.name[len(WatchlistPrefix):] }
 // observeWatch notes a watchlist event delivered on ch and reports whether
 // it is news to ch's subscribers.
 func (h *Hub) observeWatch(ch *Channel, m *Message) bool {
-	online := strings.Contains(m.Data, `"online"`) // see Watchlist
+	var e struct {
+		Events []struct{ Name string } `json:"events"`
+	}
+	if json.Unmarshal([]byte(m.Data), &e) != nil || len(e.Events) != 1 {
+		return true // not one of Watchlist's
+	}
+	online := e.Events[0].Name == "online"
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
 	s := ch.state.Load()

@@ -84,3 +84,16 @@ func TestReconcileCorrectsWatchers(t *testing.T) {
 		t.Fatalf("a second round told the watcher %q", got)
 	}
 }
+
+// TestWatchStateReadsTheEventsName: a user whose id is "online" goes
+// offline all the same.
+func TestWatchStateReadsTheEventsName(t *testing.T) {
+	h := newTestHub(1)
+	h.users.SignIn(context.Background(), "app", "online")
+	ch := h.Acquire("app", WatchlistPrefix+"online")
+	watching(t, h, ch)
+	h.Deliver(Watchlist("app", "online", false))
+	if got := watching(t, h, ch); len(got) != 0 {
+		t.Fatalf("watching answered %v online after its offline event", got)
+	}
+}
