@@ -120,23 +120,36 @@ func (h *Hub) reconcileWatches(ctx context.Context, removals bool) {
 		byApp[ch.app.id] = append(byApp[ch.app.id], ch)
 	}
 	for app, chans := range byApp {
-		ids := make([]string, len(chans))
-		for i, ch := range chans {
-			ids[i] = ch.watched()
+		for len(chans) > 0 && ctx.Err() == nil {
+			n := min(len(chans), watchBatch)
+			h.correctWatches(ctx, app, chans[:n], removals)
+			chans = chans[n:]
 		}
-		online, err := h.users.Online(ctx, app, ids)
-		if err != nil {
-			continue
-		}
-		on := make(map[string]bool, len(online))
-		for _, id := range online {
-			on[id] = true
-		}
-		for _, ch := range chans {
-			s := ch.state.Load()
-			if s&stateRound != 0 && (s&stateOnline != 0) != on[ch.watched()] && (on[ch.watched()] || removals) {
-				h.Deliver(Watchlist(app, ch.watched(), on[ch.watched()]))
-			}
+	}
+}
+
+// watchBatch is how many users one store read of reconcileWatches asks
+// about.
+const watchBatch = 1000
+
+// correctWatches is reconcileWatches for chans, watchlist channels of app.
+func (h *Hub) correctWatches(ctx context.Context, app string, chans []*Channel, removals bool) {
+	ids := make([]string, len(chans))
+	for i, ch := range chans {
+		ids[i] = ch.watched()
+	}
+	online, err := h.users.Online(ctx, app, ids)
+	if err != nil {
+		return
+	}
+	on := make(map[string]bool, len(online))
+	for _, id := range online {
+		on[id] = true
+	}
+	for _, ch := range chans {
+		s, want := ch.state.Load(), on[ch.watched()]
+		if s&stateRound != 0 && (s&stateOnline != 0) != want && (want || removals) {
+			h.Deliver(Watchlist(app, ch.watched(), want))
 		}
 	}
 }
