@@ -14,6 +14,7 @@ var (
 	seedFlag     = flag.Uint64("seed", 0, "the schedule's seed; 0 picks one from the clock (or $CHAOS_SEED)")
 	durationFlag = flag.Duration("duration", 0, "how long each backend's run lasts (or $CHAOS_DURATION); default 1m")
 	backendFlag  = flag.String("backend", "", "run only this backend: redis, redis-cluster or nats (or $CHAOS_BACKEND)")
+	roundsFlag   = flag.Int("rounds", 0, "run at least this many rounds, whatever -duration says: to replay a seed up to the round that found its bug")
 )
 
 // backends are the stores a run can use.
@@ -70,7 +71,7 @@ func TestChaos(t *testing.T) {
 		if only := cmp.Or(*backendFlag, os.Getenv("CHAOS_BACKEND")); only != "" && only != b.name {
 			continue
 		}
-		t.Run(b.name, func(t *testing.T) { runChaos(t, b.name, b.start, seed, d, 0) })
+		t.Run(b.name, func(t *testing.T) { runChaos(t, b.name, b.start, seed, d, *roundsFlag) })
 	}
 }
 

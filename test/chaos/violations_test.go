@@ -35,7 +35,8 @@ func (r *run) violate(kind, format string, args ...any) {
 // held for webhooks.delay, a count flushed late).
 func (r *run) lastFault() string {
 	for i := len(r.log) - 1; i >= 0; i-- {
-		if l, ok := strings.CutPrefix(r.log[i], "healed: "); ok {
+		_, line, _ := strings.Cut(r.log[i], " ") // the time (see step)
+		if l, ok := strings.CutPrefix(line, "healed: "); ok {
 			return l
 		}
 	}
