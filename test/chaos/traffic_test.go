@@ -170,10 +170,12 @@ func (r *run) cache() *cache {
 }
 
 // forgetCache marks every cache channel's last event as possibly lost, as
-// a backend restarted empty loses it.
+// a backend restarted empty loses it, with those published under an
+// earlier fault and stored since.
 func (r *run) forgetCache() {
 	for _, ch := range channels {
 		r.cache().uncertain[ch] = true
+		delete(r.cache().pending, ch)
 	}
 }
 
