@@ -80,6 +80,7 @@ type Hub struct {
 	inline   bool          // every store is the hub's own, in memory
 	wait     time.Duration // Config.StoreWait
 	late     atomic.Bool   // a WaitStored ran out, and no mark was answered since (see stored.go)
+	recheck  atomic.Int64  // until when (UnixNano) a cache channel's joiner reads the store (see recache)
 
 	// observer is told of the facts webhooks report; localCounts says the
 	// hub reports channel transitions itself (its counts are in memory).

@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"slices"
+	"time"
 )
 
 // Reconcile compares, for every presence channel with subscribers on this
@@ -13,13 +14,15 @@ import (
 //
 // A cluster calls it after an outage, when events between nodes may have
 // been lost; so it also sends every counted channel's subscription count
-// again (see recount), and corrects what the watchers of each watched user
-// were told (see reconcileWatches). It passes removals only once every live node has written its
+// again (see recount), reads every cache channel's last event again (see
+// recache), and corrects what the watchers of each watched user were told
+// (see reconcileWatches). It passes removals only once every live node has written its
 // members again, so that no member still connected is ever removed. A
 // member whose events arrive while a channel is being reconciled is left
 // to them.
 func (h *Hub) Reconcile(ctx context.Context, removals bool) {
 	h.recount()
+	h.recache(ctx)
 	h.reconcileWatches(ctx, removals)
 	for _, ch := range h.channels((*Channel).isPresence) {
 		if !h.startRound(ch) {
@@ -34,6 +37,33 @@ func (h *Hub) Reconcile(ctx context.Context, removals bool) {
 			if removals {
 				h.Deliver(MemberRemoved(ch.app.id, ch.name, id))
 			}
+		}
+	}
+}
+
+// recacheFor is how long after a Reconcile a cache channel's joiner reads
+// the store rather than trust this node's copy: a cluster reconciles every
+// second for a while after an outage.
+const recacheFor = 2 * time.Second
+
+// recache reads again, for every cache channel with subscribers on this
+// node, the store's last event, and makes it what a new subscriber here is
+// told: an event published on another node during an outage may never
+// have reached this node (pub/sub keeps no history), and this node's copy
+// would otherwise stay behind the store's, and every other node's, until
+// the next publish. Until recacheFor has passed, a joiner reads the store
+// itself too: the other nodes write what they queued meanwhile when they
+// have been connected again for a moment, after the first rounds. An event
+// delivered while the store is read is newer, and stays (learnCached).
+func (h *Hub) recache(ctx context.Context) {
+	h.recheck.Store(h.now().Add(recacheFor).UnixNano())
+	for _, ch := range h.channels(func(ch *Channel) bool { return ch.kind().IsCache() }) {
+		seen, known := h.cacheSeen(ch)
+		if !known {
+			continue // its first subscriber reads the store itself
+		}
+		if m, ttl, ok, err := h.cache.Get(ctx, ch.app.id, ch.name); err == nil {
+			h.learnCached(ch, seen, m, ttl, ok)
 		}
 	}
 }

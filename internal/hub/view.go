@@ -44,6 +44,7 @@ type cached struct {
 	known   bool
 	frame   []byte // nil: nothing cached
 	expires time.Time
+	seen    uint64 // events delivered on the channel here, for recache
 }
 
 // apply notes c in the view and reports whether it is news to the node's
@@ -82,12 +83,24 @@ func (h *Hub) learn(ctx context.Context, ch *Channel) error {
 		}
 		h.learnMembers(ch, members)
 	}
-	if ch.kind().IsCache() && !h.knows(ch, func(x *channelExtra) bool { return x.last().known }) {
+	if !ch.kind().IsCache() {
+		return nil
+	}
+	if seen, known := h.cacheSeen(ch); !known || h.rechecking() {
 		if m, ttl, ok, err := h.cache.Get(ctx, ch.app.id, ch.name); err == nil {
-			h.learnCached(ch, m, ttl, ok)
+			h.learnCached(ch, seen, m, ttl, ok)
 		}
 	}
 	return nil
+}
+
+// cacheSeen returns how many events ch has had delivered here, and
+// whether this node knows its last event.
+func (h *Hub) cacheSeen(ch *Channel) (uint64, bool) {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	c := ch.extra().last()
+	return c.seen, c.known
 }
 
 func (h *Hub) knows(ch *Channel, known func(*channelExtra) bool) bool {
@@ -115,26 +128,36 @@ func (h *Hub) learnMembers(ch *Channel, members []Member) {
 	v.early = nil
 }
 
-// learnCached keeps the store's last event unless an event delivered since
-// the channel came here is newer.
-func (h *Hub) learnCached(ch *Channel, m Message, ttl time.Duration, ok bool) {
+// learnCached keeps the store's last event, read when seen events had been
+// delivered on ch here, unless an event delivered since is newer. A node
+// that knew an event already keeps it when the store has none (a store that
+// does not answer says so too, see cluster's cache.Get; one restarted
+// empty has lost the event anyway).
+func (h *Hub) learnCached(ch *Channel, seen uint64, m Message, ttl time.Duration, ok bool) {
 	var frame []byte
 	if ok {
 		frame = h.encode(&m)
 	}
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
-	if c := ch.extra().last(); !c.known {
-		*c = cached{known: true, frame: frame, expires: h.now().Add(ttl)}
+	switch c := ch.extra().last(); {
+	case !c.known:
+		*c = cached{known: true, frame: frame, expires: h.now().Add(ttl), seen: c.seen}
+	case ok && c.seen == seen:
+		c.frame, c.expires = frame, h.now().Add(ttl)
 	}
 }
+
+// rechecking reports whether a cache channel's joiner reads the store
+// even where this node knows the last event (see recache).
+func (h *Hub) rechecking() bool { return h.now().UnixNano() < h.recheck.Load() }
 
 // Prepare calls done on shard's goroutine once this node knows what a new
 // subscriber of ch is told besides subscription_succeeded (a cache
 // channel's last event): at once if it does, else after asking the store.
 // Presence channels are prepared by Join.
 func (h *Hub) Prepare(ch *Channel, shard int, done func()) {
-	if !ch.kind().IsCache() || h.knows(ch, func(x *channelExtra) bool { return x.last().known }) {
+	if !ch.kind().IsCache() || h.knows(ch, func(x *channelExtra) bool { return x.last().known }) && !h.rechecking() {
 		done()
 		return
 	}
@@ -159,7 +182,8 @@ func (h *Hub) observe(ch *Channel, m *Message, frame []byte) bool {
 		countDelivered(ch, m.Data)
 	case ch.kind().IsCache() && cacheable(m):
 		ch.mu.Lock()
-		*ch.extra().last() = cached{known: true, frame: frame, expires: h.now().Add(CacheTTL)}
+		c := ch.extra().last()
+		*c = cached{known: true, frame: frame, expires: h.now().Add(CacheTTL), seen: c.seen + 1}
 		ch.mu.Unlock()
 	}
 	return true

@@ -97,6 +97,92 @@ func TestReconcileTellsTheDifference(t *testing.T) {
 	}
 }
 
+// TestReconcileReadsTheCacheAgain: an event published on another node
+// while the store was away never reached this node, whose subscribers of
+// the cache channel were told an older one; after Reconcile a new
+// subscriber here is told the store's, as on every other node. An event
+// delivered here since is newer, and stays; a store with nothing cached
+// (restarted empty, or not answering) changes nothing.
+func TestReconcileReadsTheCacheAgain(t *testing.T) {
+	h := newTestHub(1)
+	ctx := context.Background()
+	ch := h.Acquire("app", "cache-x")
+	h.AttachNew(ch, 0, newSub(1), nil)
+	h.Publish("app", Publication{Channels: []string{"cache-x"}, Event: "e", Data: "1"})
+	h.cache.Put(&Message{App: "app", Channel: "cache-x", Event: "e", Data: "2"}) // another node's, never delivered here
+	if j := h.Snapshot(ch, nil); string(j.Cached) != "e:1" {
+		t.Fatalf("cached %q before Reconcile, want e:1", j.Cached)
+	}
+	h.Reconcile(ctx, false)
+	if j := h.Snapshot(ch, nil); string(j.Cached) != "e:2" {
+		t.Fatalf("cached %q after Reconcile, want the store's e:2", j.Cached)
+	}
+
+	other := h.Acquire("app", "cache-y")
+	h.AttachNew(other, 0, newSub(2), nil)
+	h.Deliver(&Message{App: "app", Channel: "cache-y", Event: "e", Data: "3"}) // nothing in the store
+	h.Reconcile(ctx, true)
+	if j := h.Snapshot(other, nil); string(j.Cached) != "e:3" {
+		t.Fatalf("cached %q on a channel the store has nothing for, want e:3 kept", j.Cached)
+	}
+}
+
+// TestJoinerReadsTheStoreAfterReconcile: the other nodes write what they
+// queued during an outage a moment after they are connected again, after
+// the first Reconcile; until recacheFor has passed, a joiner of a cache
+// channel reads the store rather than this node's copy, and then the copy
+// serves again.
+func TestJoinerReadsTheStoreAfterReconcile(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newTestHub(1)
+		ch := h.Acquire("app", "cache-x")
+		h.AttachNew(ch, 0, newSub(1), nil)
+		h.Publish("app", Publication{Channels: []string{"cache-x"}, Event: "e", Data: "1"})
+		h.Reconcile(context.Background(), false)
+		h.cache.Put(&Message{App: "app", Channel: "cache-x", Event: "e", Data: "2"}) // written after the round
+		h.Prepare(ch, 0, func() {})
+		if j := h.Snapshot(ch, nil); string(j.Cached) != "e:2" {
+			t.Fatalf("a joiner after Reconcile was told %q, want the store's e:2", j.Cached)
+		}
+		time.Sleep(recacheFor)
+		h.cache.Put(&Message{App: "app", Channel: "cache-x", Event: "e", Data: "3"})
+		h.Prepare(ch, 0, func() {})
+		if j := h.Snapshot(ch, nil); string(j.Cached) != "e:2" {
+			t.Fatalf("a joiner long after Reconcile was told %q, want this node's e:2", j.Cached)
+		}
+	})
+}
+
+// TestRecacheKeepsAnEventDeliveredMeanwhile: an event delivered while the
+// store is read is newer than what the store answered.
+func TestRecacheKeepsAnEventDeliveredMeanwhile(t *testing.T) {
+	h := newTestHub(1)
+	ch := h.Acquire("app", "cache-x")
+	h.AttachNew(ch, 0, newSub(1), nil)
+	h.Publish("app", Publication{Channels: []string{"cache-x"}, Event: "e", Data: "1"})
+	slow := &racingCache{MemoryCache: h.cache.(*MemoryCache), during: func() {
+		h.Deliver(&Message{App: "app", Channel: "cache-x", Event: "e", Data: "3"})
+	}}
+	h.cache.Put(&Message{App: "app", Channel: "cache-x", Event: "e", Data: "2"})
+	h.cache = slow
+	h.Reconcile(context.Background(), false)
+	if j := h.Snapshot(ch, nil); string(j.Cached) != "e:3" {
+		t.Fatalf("cached %q, want e:3, delivered while the store was read", j.Cached)
+	}
+}
+
+// racingCache runs during inside each Get, after reading the store.
+type racingCache struct {
+	*MemoryCache
+	during func()
+}
+
+func (c *racingCache) Get(ctx context.Context, app, channel string) (Message, time.Duration, bool, error) {
+	m, ttl, ok, err := c.MemoryCache.Get(ctx, app, channel)
+	c.during()
+	return m, ttl, ok, err
+}
+
 // frames returns and forgets what s was delivered.
 func frames(s *sub) []string {
 	var out []string

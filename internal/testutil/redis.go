@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -220,6 +223,17 @@ func (r *Redis) Kill() {
 		cmd.Process.Signal(sigCont) // a paused server dies only once it runs
 		cmd.Process.Kill()
 		<-exited
+	}
+}
+
+// Wipe removes the data a SHUTDOWN SAVE left for the next Start, so that
+// a server killed after one starts again empty, as Kill alone does not
+// make it (its cluster config, nodes.conf, stays). Call it while the
+// server is not running.
+func (r *Redis) Wipe() {
+	r.t.Helper()
+	if err := os.Remove(filepath.Join(r.dir, "dump.rdb")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		r.t.Fatalf("removing the redis-server data: %v", err)
 	}
 }
 

@@ -33,6 +33,11 @@ func TestRedisFaults(t *testing.T) {
 	if r.Pings() {
 		t.Fatal("redis-server answers PING after Kill")
 	}
+	r.Wipe()
+	r.Start()
+	if reply, _ := r.Command(ReadTimeout, "EXISTS", "k"); reply != ":0" {
+		t.Fatalf("killed after a SHUTDOWN SAVE and wiped, EXISTS k = %q", reply)
+	}
 }
 
 // TestRedisClusterStarts: three primaries with a replica each agree on

@@ -279,6 +279,14 @@ func (c *RedisCluster) Kill() {
 	}
 }
 
+// Wipe removes every node's saved data (see Redis.Wipe): killed and
+// started again, the cluster is empty.
+func (c *RedisCluster) Wipe() {
+	for _, n := range c.Nodes() {
+		n.Wipe()
+	}
+}
+
 // Start starts every node that is not running and waits until the
 // cluster is ok again.
 func (c *RedisCluster) Start() {

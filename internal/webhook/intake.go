@@ -26,6 +26,7 @@ type fact struct {
 	key, token string    // the Pending key (pairs) and the hold's token
 	rec        uint64    // a held event's record in the outbox; 0: none
 	giveUp     time.Time // a take the store did not answer is sent from then on
+	unheld     bool      // a take whose hold the store did not answer (see handle)
 }
 
 // intake is the bounded hand-over from the hub's goroutines to the intake
@@ -132,18 +133,25 @@ func (w *Webhooks) decide(facts []fact, ops []Op) []Op {
 		if unanswered && f.op != opDelay && w.askAgain(f) {
 			continue
 		}
-		w.handle(f, found)
+		w.handle(f, found, unanswered)
 	}
 	return ops
 }
 
 // handle does what f's op says, given the store's answer for it.
-func (w *Webhooks) handle(f *fact, found bool) {
+//
+// A hold the store did not answer may not be there (a node that counts
+// the store away does not even ask, and a store can answer the write that
+// made the event, a count batch, just before the node counts it back): a
+// take that finds nothing then sends the event, where it would take the
+// missing hold for one a comeback cancelled and drop the event for good.
+// A comeback meanwhile found no hold to cancel either, and was sent.
+func (w *Webhooks) handle(f *fact, found, unanswered bool) {
 	switch {
-	case f.op == opSend, f.op == opComeback && !found, f.op == opTake && found:
+	case f.op == opSend, f.op == opComeback && !found, f.op == opTake && (found || f.unheld):
 		w.route(f.app, &f.ev)
 	case f.op == opDelay:
-		take := fact{app: f.app, op: opTake, ev: f.ev, key: f.key, token: f.token}
+		take := fact{app: f.app, op: opTake, ev: f.ev, key: f.key, token: f.token, unheld: unanswered}
 		w.holdUntil(take, time.Now().Add(w.cfg.Delay))
 	}
 	if f.op == opTake {

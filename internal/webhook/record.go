@@ -23,6 +23,9 @@ type record struct {
 	Key   string          `json:"key,omitempty"`
 	Token string          `json:"tok,omitempty"`
 	Due   int64           `json:"due,omitempty"` // Unix ns
+	// Unheld marks a held event whose hold the store did not answer (see
+	// Webhooks.handle).
+	Unheld bool `json:"unheld,omitempty"`
 }
 
 // eventID is the id of the event numbered seq on this node, unless it
@@ -48,7 +51,7 @@ func (w *Webhooks) journalHeld(f *fact, due time.Time, id string) {
 	}
 	f.rec = w.evSeq.Add(1)
 	data, _ := json.Marshal(record{ID: w.eventID(f.rec, id), App: f.app.id, Ch: f.ev.Channel, At: time.Now().UnixNano(),
-		Held: &f.ev, Key: f.key, Token: f.token, Due: due.UnixNano()})
+		Held: &f.ev, Key: f.key, Token: f.token, Due: due.UnixNano(), Unheld: f.unheld})
 	w.journal.put(f.rec, data, f.app.stats)
 }
 
@@ -111,7 +114,7 @@ func (w *Webhooks) adoptQueued(a *app, r *record) {
 // adoptHeld holds r's event until its due time, then takes it as if this
 // node had held it.
 func (w *Webhooks) adoptHeld(a *app, r *record) {
-	f := fact{app: a, op: opTake, ev: *r.Held, key: r.Key, token: r.Token}
+	f := fact{app: a, op: opTake, ev: *r.Held, key: r.Key, token: r.Token, unheld: r.Unheld}
 	due := time.Unix(0, r.Due)
 	w.journalHeld(&f, due, r.ID)
 	if !w.delays.at(due, f) {

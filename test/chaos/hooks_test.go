@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/roostproject/roost/internal/auth"
 	"github.com/roostproject/roost/internal/webhook"
@@ -35,6 +36,8 @@ type hook struct {
 	UserID  string `json:"user_id"`
 	Event   string `json:"event"`
 	Data    string `json:"data"`
+
+	at time.Time // when it arrived
 }
 
 func startHooks(t *testing.T) *hooks {
@@ -67,6 +70,7 @@ func (h *hooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for i, e := range batch.Events {
 		if !h.seen[ids[i]] {
 			h.seen[ids[i]] = true
+			e.at = time.Now()
 			h.events = append(h.events, e)
 		}
 	}

@@ -179,7 +179,7 @@ func (s *redisStore) flags(i int) []string {
 }
 func (s *redisStore) pause()    { s.s.Pause() }
 func (s *redisStore) resume()   { s.s.Resume() }
-func (s *redisStore) kill()     { s.s.Kill() }
+func (s *redisStore) kill()     { s.s.Kill(); s.s.Wipe() } // not the data of an earlier SHUTDOWN SAVE
 func (s *redisStore) shutdown() { s.s.Shutdown(true) }
 func (s *redisStore) start()    { s.s.Start() }
 
@@ -198,7 +198,7 @@ func (s clusterStore) flags(int) []string {
 }
 func (s clusterStore) pause()  { s.c.Pause() }
 func (s clusterStore) resume() { s.c.Resume() }
-func (s clusterStore) kill()   { s.c.Kill() }
+func (s clusterStore) kill()   { s.c.Kill(); s.c.Wipe() }
 func (s clusterStore) shutdown() {
 	for _, n := range s.c.Nodes() {
 		n.Shutdown(true)

@@ -49,9 +49,10 @@ func newRun(t *testing.T, seed uint64, r *rig) *run {
 
 // step notes one step of the schedule; faults, quiet periods and
 // violations are logged as they happen too, to follow a long run.
+// Each line carries the time, to be read beside the nodes' logs.
 func (r *run) step(format string, args ...any) {
 	line := fmt.Sprintf(format, args...)
-	r.log = append(r.log, line)
+	r.log = append(r.log, time.Now().UTC().Format("15:04:05.000 ")+line)
 	for _, p := range []string{"fault: ", "healed: ", "quiet ", "VIOLATION "} {
 		if strings.HasPrefix(line, p) {
 			r.t.Log(line)

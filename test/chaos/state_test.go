@@ -60,6 +60,7 @@ func (r *run) diff() map[string]string {
 	}
 	r.diffHooks(d)
 	r.diffDeliveries(d)
+	r.diffCache(d)
 	return d
 }
 

@@ -31,7 +31,7 @@ func (r *run) diffHooks(d map[string]string) {
 			clientEvents[e.Data]++
 		}
 	}
-	r.diffOccupancy(net, d)
+	r.diffOccupancy(net, d, evs)
 	for _, s := range r.sent {
 		if s.client && s.clean && len(s.want) > 0 && clientEvents[s.id] != 1 || s.client && clientEvents[s.id] > 1 {
 			d["webhook|client_event "+s.id] = fmt.Sprintf("client_event for %s on %s arrived %d times, want 1", s.id, s.channel, clientEvents[s.id])
@@ -41,14 +41,14 @@ func (r *run) diffHooks(d map[string]string) {
 
 // diffOccupancy compares the net occupied and member webhooks with the
 // model.
-func (r *run) diffOccupancy(net map[string]int, d map[string]string) {
+func (r *run) diffOccupancy(net map[string]int, d map[string]string, evs []hook) {
 	for _, ch := range channels {
 		want := 0
 		if len(r.clientsOn(ch)) > 0 {
 			want = 1
 		}
 		if r.offBalance("webhook|occupancy "+ch, net[ch], want) {
-			d["webhook|occupancy "+ch] = fmt.Sprintf("channel_occupied less channel_vacated %d, want %d%s", net[ch], want, r.reported("webhook|occupancy "+ch))
+			d["webhook|occupancy "+ch] = fmt.Sprintf("channel_occupied less channel_vacated %d, want %d%s (the last: %s)", net[ch], want, r.reported("webhook|occupancy "+ch), lastHooks(evs, ch, ""))
 		}
 		if !strings.HasPrefix(ch, "presence-") {
 			continue
@@ -63,7 +63,7 @@ func (r *run) diffOccupancy(net map[string]int, d map[string]string) {
 				want = 1
 			}
 			if got := net[ch+" "+u]; r.offBalance("webhook|member "+ch+" "+u, got, want) {
-				d["webhook|member "+ch+" "+u] = fmt.Sprintf("member_added less member_removed %d, want %d%s", got, want, r.reported("webhook|member "+ch+" "+u))
+				d["webhook|member "+ch+" "+u] = fmt.Sprintf("member_added less member_removed %d, want %d%s (the last: %s)", got, want, r.reported("webhook|member "+ch+" "+u), lastHooks(evs, ch, u))
 			}
 		}
 	}
@@ -93,4 +93,18 @@ func (r *run) reported(key string) string {
 		return fmt.Sprintf(" (off by %+d when last reported)", b)
 	}
 	return ""
+}
+
+// lastHooks names the last few occupancy webhooks of ch (member webhooks
+// of user, if not ""), with the time each arrived, to follow a difference.
+func lastHooks(evs []hook, ch, user string) string {
+	var out []string
+	for _, e := range evs {
+		member := e.Name == "member_added" || e.Name == "member_removed"
+		occupancy := e.Name == "channel_occupied" || e.Name == "channel_vacated"
+		if e.Channel == ch && (user == "" && occupancy || user != "" && member && e.UserID == user) {
+			out = append(out, e.Name+"@"+e.at.UTC().Format("15:04:05.000"))
+		}
+	}
+	return strings.Join(out[max(0, len(out)-4):], ", ")
 }
