@@ -42,6 +42,7 @@ type fakeBackend struct {
 	publishErr error
 	queryErr   error // the answer to every query, if not nil
 	waits      []int // how many events were published at each WaitStored
+	terminates []int // how many users were terminated at each WaitStored
 }
 
 var _ Backend = (*fakeBackend)(nil)
@@ -50,6 +51,7 @@ func (b *fakeBackend) WaitStored(context.Context) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.waits = append(b.waits, len(b.published))
+	b.terminates = append(b.terminates, len(b.terminated))
 }
 
 func (b *fakeBackend) Publish(appID string, p hub.Publication) error {

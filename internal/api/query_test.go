@@ -130,6 +130,9 @@ func TestTerminateConnections(t *testing.T) {
 	if got := f.backend.terminated; len(got) != 1 || got[0] != "user 1" {
 		t.Fatalf("terminated %q, want [\"user 1\"]", got)
 	}
+	if got := f.backend.terminates; !slices.Equal(got, []int{1}) {
+		t.Fatalf("waited for the store with %v users terminated, want once, after the termination", got)
+	}
 	long := strings.Repeat("u", 129)
 	wantStatus(t, f.call("POST", "/apps/3/users/"+long+"/terminate_connections", "{}"), http.StatusBadRequest)
 	wantStatus(t, f.call("POST", "/apps/3/users/%FF/terminate_connections", "{}"), http.StatusBadRequest)

@@ -28,12 +28,17 @@ func (h *handler) users(w http.ResponseWriter, r *http.Request, req *request) er
 
 // terminate serves POST /apps/{id}/users/{user}/terminate_connections
 // (Pusher docs, "Terminating user connections"). The body ({} from the Node
-// SDK) carries nothing and is only signed.
+// SDK) carries nothing and is only signed. It answers once the other nodes
+// have been sent the termination, as a publish does (WaitStored): a
+// connection that signs in as the user after the answer, on any node, is
+// not closed by it (a node holds what it publishes for a moment after an
+// outage, and a sign-in meanwhile was closed).
 func (h *handler) terminate(w http.ResponseWriter, r *http.Request, req *request) error {
 	user := r.PathValue("user")
 	if user == "" || !utf8.ValidString(user) || utf8.RuneCountInString(user) > pusher.MaxUserIDLength {
 		return errorf(http.StatusBadRequest, "user id: must be 1 to %d characters of UTF-8", pusher.MaxUserIDLength)
 	}
 	h.cfg.Backend.TerminateUser(req.app.ID, user)
+	h.cfg.Backend.WaitStored(r.Context())
 	return writeEmpty(w)
 }
