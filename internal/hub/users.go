@@ -50,12 +50,18 @@ func (h *Hub) SignOut(app, user string) {
 	})
 }
 
+// The names of Watchlist's events (Pusher docs, "Watchlist online status").
+const (
+	watchOnline  = "online"
+	watchOffline = "offline"
+)
+
 // Watchlist returns the event that tells the watchers of user that it came
 // online (or went offline).
 func Watchlist(app, user string, online bool) *Message {
-	name := "offline"
+	name := watchOffline
 	if online {
-		name = "online"
+		name = watchOnline
 	}
 	type event struct {
 		Name    string   `json:"name"`

@@ -40,7 +40,7 @@ func (h *Hub) observeWatch(ch *Channel, m *Message) bool {
 	if json.Unmarshal([]byte(m.Data), &e) != nil || len(e.Events) != 1 {
 		return true // not one of Watchlist's
 	}
-	online := e.Events[0].Name == "online"
+	online := e.Events[0].Name == watchOnline
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
 	s := ch.state.Load()
