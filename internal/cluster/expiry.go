@@ -5,7 +5,7 @@ package cluster
 // stopped whole, or restarted a day later with new node ids, leaves none
 // of them behind for good. Each store gives a share key ShareTTL when it
 // writes one (or, for a few per-app keys, at every heartbeat), and each
-// node refreshes the keys it holds a share in every shareRefresh and after
+// node refreshes the keys it holds a share in every ShareRefresh and after
 // it writes its shares again.
 //
 // ShareTTL is shorter than RecordTTL on purpose. A node reaps a former
@@ -26,9 +26,9 @@ import (
 // write or refresh of it.
 const ShareTTL = RecordTTL - time.Hour
 
-// shareRefresh is how often a node refreshes the keys it holds a share
+// ShareRefresh is how often a node refreshes the keys it holds a share
 // in: well within ShareTTL.
-const shareRefresh = time.Hour
+const ShareRefresh = time.Hour
 
 // Held names the keys this node holds a share in.
 type Held struct {
@@ -40,13 +40,9 @@ type Held struct {
 // Refresher is a store whose share keys expire.
 type Refresher interface {
 	// Refresh gives the keys of h their ShareTTL again, or makes sure
-	// they have at least ShareTTL - shareRefresh left.
+	// they have at least ShareTTL - ShareRefresh left.
 	Refresh(ctx context.Context, h Held) error
 }
-
-// ShareRefresh is shareRefresh, for the stores to tell a key refreshed
-// lately.
-func ShareRefresh() time.Duration { return shareRefresh }
 
 // refreshSoon has the store refresh every key this node holds a share in,
 // on a goroutine of its own (a large refresh must not hold up the
@@ -74,9 +70,9 @@ func (n *Node) refreshShares() {
 
 // refreshDue reports whether the shares' expiry is due for a refresh: a
 // resync wrote them again (the store may have lost their expiry with
-// them), or the last refresh is shareRefresh old.
+// them), or the last refresh is ShareRefresh old.
 func (n *Node) refreshDue() bool {
-	return n.stale.Load() || time.Since(time.Unix(0, n.refreshed.Load())) >= shareRefresh
+	return n.stale.Load() || time.Since(time.Unix(0, n.refreshed.Load())) >= ShareRefresh
 }
 
 // held lists the keys this node holds a share in.
@@ -105,5 +101,5 @@ func (b *Book) held() []Key {
 }
 
 // RefreshShares refreshes the expiry of every key this node holds a share
-// in now, as it does every shareRefresh. Tests use it.
+// in now, as it does every ShareRefresh. Tests use it.
 func (n *Node) RefreshShares() error { return n.store.Refresh(n.ctx, n.held()) }

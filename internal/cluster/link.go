@@ -34,7 +34,7 @@ type Link struct {
 	listed map[string]bool   // the nodes listed at the last look; the health loop's
 }
 
-// New returns the state of a node that has not reached the store yet.
+// NewLink returns the state of a node that has not reached the store yet.
 func NewLink() Link {
 	return Link{suspects: make(chan struct{}, 1), epochs: make(map[string]string)}
 }

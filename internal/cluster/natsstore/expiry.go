@@ -33,7 +33,7 @@ func (n *NATS) Refresh(ctx context.Context, h cluster.Held) error {
 			}
 		}
 		return inParallel(n.parallel, all, func(t target) error {
-			return n.rewrite(ctx, t.kv, t.key, time.Now().Add(-cluster.ShareRefresh()))
+			return n.rewrite(ctx, t.kv, t.key, time.Now().Add(-cluster.ShareRefresh))
 		})
 	})
 }

@@ -246,15 +246,14 @@ type share struct {
 	info string
 }
 
-// moved is a field whose total a setShares took from zero (up) or to zero.
+// moved is a field whose total a setShares took to zero.
 type moved struct {
 	key, field string
-	up         bool
 }
 
 // setShares makes node's shares in kv exactly want (key -> field -> share):
 // it sets each wanted share and removes node's share from every other
-// field. It returns the fields whose totals it took from or to zero. It
+// field. It returns the fields whose totals it took to zero. It
 // reads the whole bucket: it runs after an outage and to reap a dead node.
 func setShares(ctx context.Context, kv jetstream.KeyValue, node string, want map[string]map[string]share) ([]moved, error) {
 	keys, err := keysWith(ctx, kv, func(_ string, e *entry) bool { return e.N[node] != 0 })
@@ -289,7 +288,7 @@ func setKey(h hash, key, node string, want map[string]share) []moved {
 		delete(e.N, node)
 		if e.total() == 0 {
 			delete(h, f)
-			out = append(out, moved{key, f, false})
+			out = append(out, moved{key, f})
 		}
 	}
 	for f, s := range want {
@@ -298,11 +297,7 @@ func setKey(h hash, key, node string, want map[string]share) []moved {
 			e = &entry{N: map[string]int{}, I: s.info}
 			h[f] = e
 		}
-		before := e.total()
 		e.N[node] = s.n
-		if before == 0 {
-			out = append(out, moved{key, f, true})
-		}
 	}
 	return out
 }
