@@ -55,7 +55,8 @@ var regressionSeeds = []regression{
 	{"redis-cluster", 1796173059709980564, "subscription_count 2 for 1 subscriber after kill -9 of a node: the reap changed the count and no node read it again", 0},
 	{"redis-cluster", 1796412886410278962, "a channel_vacated lost after SIGSTOP: a count batch answered as the store resumed, just before the node counted it back, held its event without asking the store, and the take that found no hold dropped it; a restart empty after a restart with data came back with the old dump.rdb (testutil)", 11},
 	{"redis-cluster", 1796416335847335174, "a watcher left with a signed-in user offline after a restart empty: the user's other connections closed during it, and nothing corrected the watchers", 9},
-	{"nats", 1796413318477839879, "a node's copy of a cache channel's last event behind the store after SIGSTOP: an event of another node missed during the outage; and a clean event, sent again after the next outage, delivered to a later subscriber (known failure)", 15},
+	{"nats", 1796413318477839879, "a node's copy of a cache channel's last event behind the store after SIGSTOP: an event of another node missed during the outage; and a clean event, sent again after the next outage, delivered to a later subscriber (an exception)", 15},
+	{"nats", 1796415885499398550, "a watcher left stale by a terminate_connections that closed it, signed in 21 ms after the answer, when its node got the message late (an exception the checker did not see: it now forgets a client the server closed, and reports the close); a cache event sent again after SIGSTOP reached a later subscriber after a newer event (an exception, left out of the order check)", 19},
 	{"redis-cluster", 1796187121996927620, "a channel vacated on one node and subscribed on another as the backend stopped (SIGSTOP): the vacated event sent blind left its hold, against which the late channel_occupied was cancelled; and, once the vacated waited for the store, a comeback's cancel that timed out was made when the store resumed and the comeback sent as well", 0},
 }
 
@@ -119,21 +120,21 @@ func runChaos(t *testing.T, backend string, start func(*testing.T) store, seed u
 	t.Logf("chaos seed %d on %s for %v: reproduce with go test -race -v ./test/chaos -run '^TestChaos$/^%s$' -seed %d -duration %v",
 		seed, backend, d, backend, seed, d)
 	rig := startRig(t, start(t))
-	r := newRun(t, seed, rig)
+	r := newRun(t, backend, seed, rig)
 	r.rounds(d, min)
-	r.report(backend, seed)
+	r.report(seed)
 }
 
 // report logs the bounds measured and fails the test for each violation
 // that is neither an exception nor a known failure.
-func (r *run) report(backend string, seed uint64) {
+func (r *run) report(seed uint64) {
 	for kind, b := range r.bounds {
 		r.t.Logf("converged within %v after %s", b.Round(time.Millisecond), kind)
 	}
 	r.t.Logf("%d events, %d faults, %d violations", len(r.sent), r.faults, len(r.found))
 	failed := false
 	for _, v := range r.found {
-		if why := excused(backend, v); why != "" {
+		if why := r.excused(v); why != "" {
 			r.t.Logf("%s: %s after %s: %s", why, v.kind, v.fault, v.detail)
 			continue
 		}

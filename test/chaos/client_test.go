@@ -20,8 +20,10 @@ type client struct {
 	node   int
 	user   string          // the presence user_id and, once signed in, the user
 	signed bool            // signed in as user
+	signIn int             // the round it signed in
 	watch  []string        // the watchlist sent at sign-in
 	subs   map[string]bool // channels whose subscription succeeded
+	since  map[string]int  // per channel in subs, how many events were published before it succeeded
 	socket string
 
 	conn *ws.Client
@@ -46,7 +48,7 @@ func dialClient(id, node int, url, user string) (*client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &client{id: id, node: node, user: user, subs: map[string]bool{}, conn: conn, done: make(chan struct{})}
+	c := &client{id: id, node: node, user: user, subs: map[string]bool{}, since: map[string]int{}, conn: conn, done: make(chan struct{})}
 	go c.read()
 	f, ok := c.await(0, named("pusher:connection_established"))
 	if !ok {

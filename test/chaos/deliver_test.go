@@ -45,9 +45,10 @@ func (r *run) diffDeliveries(d map[string]string) {
 
 // checkDeliveries reports, once the cluster is quiet, every event a live
 // client got more than once or was not owed (say, with its own socket_id
-// excluded), and every pair of events of one publisher that arrived out of
-// publish order. Events published under a fault are owed to nobody, but
-// may still arrive only once and in order.
+// excluded, or published before it subscribed), and every pair of events
+// of one publisher that arrived out of publish order. Events published
+// under a fault are owed to nobody, but may still arrive only once and in
+// order.
 func (r *run) checkDeliveries() {
 	byID := map[string]*sent{}
 	for _, s := range r.sent {
@@ -62,6 +63,9 @@ func (r *run) checkDeliveries() {
 				r.violate("unexpected", "client %d got unknown event %q", c.id, id)
 			case n > 1:
 				r.violate("duplicate", "client %d on node %d got %s (%s on %s from %s) %d times", c.id, c.node, id, s.event, s.channel, s.from, n)
+			case s.clean && c.early(s):
+				r.violate("before subscribing", "client %d on node %d got %s (%s on %s from %s), published before it subscribed",
+					c.id, c.node, id, s.event, s.channel, s.from)
 			case !s.want[c.id] && s.clean:
 				r.violate("unexpected", "client %d on node %d got %s (%s on %s from %s), not owed to it", c.id, c.node, id, s.event, s.channel, s.from)
 			}
@@ -77,7 +81,7 @@ func (r *run) checkOrder(c *client, order []string, byID map[string]*sent) {
 	last := map[string]*sent{}
 	for _, id := range order {
 		s := byID[id]
-		if s == nil {
+		if s == nil || c.early(s) { // reported by checkDeliveries
 			continue
 		}
 		key := s.from + " " + s.channel
@@ -86,4 +90,10 @@ func (r *run) checkOrder(c *client, order []string, byID map[string]*sent) {
 		}
 		last[key] = s
 	}
+}
+
+// early reports whether s, not owed to c, was published on a channel c is
+// subscribed to before c subscribed.
+func (c *client) early(s *sent) bool {
+	return !s.want[c.id] && c.subs[s.channel] && s.n < c.since[s.channel]
 }

@@ -13,6 +13,7 @@ import (
 // or signed in, each awaited, so that the model's order is the real one.
 func (r *run) membership(n int) {
 	for range n {
+		r.sweep()
 		switch k := r.rng.IntN(10); {
 		case k < 2 || len(r.live) < 3:
 			r.connect()
@@ -91,7 +92,7 @@ func (r *run) subscribe(c *client, ch string) {
 	case f.Event == "pusher:subscription_error":
 		r.step("client %d: %s refused under %s", c.id, ch, r.fault.kind)
 	default:
-		c.subs[ch] = true
+		c.subs[ch], c.since[ch] = true, len(r.sent)
 		r.step("client %d subscribes to %s", c.id, ch)
 		r.checkCache(c, ch, from)
 	}
@@ -130,7 +131,7 @@ func (r *run) signIn(c *client) {
 		r.violate("signin", "client %d on node %d: no signin_success; %v", c.id, c.node, c.snapshot()[from:])
 		return
 	}
-	c.signed, c.watch = true, watch
+	c.signed, c.signIn, c.watch = true, r.round, watch
 	r.step("client %d signs in as %s watching %v", c.id, c.user, watch)
 }
 
@@ -194,6 +195,7 @@ func (r *run) terminateSome() {
 		return
 	}
 	r.step("terminate %s through node %d", user, node)
+	r.terminated[user] = r.round
 	for _, c := range r.clientsOn("") {
 		if c.signed && c.user == user {
 			if !testutil.Poll(awaitWait, c.ended) {
@@ -201,5 +203,27 @@ func (r *run) terminateSome() {
 			}
 			r.drop(c)
 		}
+	}
+}
+
+// sweep forgets every client whose connection the server ended while the
+// model held it open, and reports each: a close no client asked for is a
+// violation, but for one that signed in as a user after that user's
+// terminate_connections was answered, in the round of the terminate or
+// the next (see the "late terminate" exception).
+func (r *run) sweep() {
+	for _, c := range r.clientsOn("") {
+		if !c.ended() {
+			continue
+		}
+		delete(r.live, c.id)
+		last := c.snapshot()
+		last = last[max(0, len(last)-2):]
+		if t, ok := r.terminated[c.user]; ok && c.signed && c.signIn >= t && r.round-t <= 1 {
+			r.violate("late terminate", "client %d (%s) on node %d, signed in after terminate_connections of its user, was closed: %v",
+				c.id, c.user, c.node, last)
+			continue
+		}
+		r.violate("closed", "client %d (%s) on node %d was closed by the server; its last frames %v", c.id, c.user, c.node, last)
 	}
 }

@@ -62,6 +62,7 @@ func (r *run) settle(kind string, start time.Time) string {
 			r.unsettled(kind, d, convergeWait)
 			return ", not converged"
 		}
+		r.sweep()
 		if !r.rig.ready() {
 			continue
 		}
@@ -73,7 +74,7 @@ func (r *run) settle(kind string, start time.Time) string {
 		case len(d) == 0 && drained:
 			r.bounds[kind] = max(r.bounds[kind], time.Since(start))
 			return ""
-		case !onlyExceptions(d, kind) || !r.rig.webhooksDrained():
+		case !r.onlyExceptions(d, kind) || !r.rig.webhooksDrained():
 			excused = nil
 		case !maps.Equal(d, excused):
 			excused, excusedAt = d, time.Now()
@@ -86,9 +87,9 @@ func (r *run) settle(kind string, start time.Time) string {
 
 // onlyExceptions reports whether d holds differences and each is of a
 // kind that is an exception for the fault.
-func onlyExceptions(d map[string]string, fault string) bool {
+func (r *run) onlyExceptions(d map[string]string, fault string) bool {
 	for k := range d {
-		if kind, _, _ := strings.Cut(k, "|"); exceptionFor(kind, fault) == "" {
+		if kind, _, _ := strings.Cut(k, "|"); r.exceptionFor(kind, fault) == "" {
 			return false
 		}
 	}

@@ -23,9 +23,11 @@ const maxClients = 12
 // run is one seeded schedule against one rig.
 type run struct {
 	t         *testing.T
+	backend   string
 	rng       *rand.Rand
 	rig       *rig
 	next      int // the next client id
+	round     int // the round under way
 	live      map[int]*client
 	sent      []*sent
 	seqs      map[string]int // the last sequence number of each publisher
@@ -40,10 +42,12 @@ type run struct {
 	hookBase  map[string]int    // webhook imbalances already reported (see offBalance)
 	hookLast  map[string]int    // each webhook count's last imbalance
 	log       []string          // the schedule so far, for a failure
+	// terminated is, per user, the round of its last terminate_connections.
+	terminated map[string]int
 }
 
-func newRun(t *testing.T, seed uint64, r *rig) *run {
-	return &run{t: t, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), rig: r,
+func newRun(t *testing.T, backend string, seed uint64, r *rig) *run {
+	return &run{t: t, backend: backend, terminated: map[string]int{}, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), rig: r,
 		toldTwice: map[string]bool{}, stale: map[string]string{}, hookBase: map[string]int{}, hookLast: map[string]int{}, live: map[int]*client{}, seqs: map[string]int{}, bounds: map[string]time.Duration{}}
 }
 
@@ -93,6 +97,7 @@ func (r *run) rounds(d time.Duration, min int) {
 	r.deck = r.faultKinds()
 	r.rng.Shuffle(len(r.deck), func(i, j int) { r.deck[i], r.deck[j] = r.deck[j], r.deck[i] })
 	for round := 0; time.Now().Before(end) || len(r.deck) > 0 || round < min; round++ {
+		r.round = round
 		r.step("round %d", round)
 		f := r.chooseFault()
 		early := r.rng.IntN(2) == 0

@@ -16,6 +16,7 @@ import (
 // sent is one event published, by the HTTP API or by a client.
 type sent struct {
 	id      string // the event's data, unique in the run
+	n       int    // its place in run.sent
 	channel string
 	event   string
 	from    string // the publisher: a node's API or a client
@@ -48,7 +49,7 @@ func (r *run) traffic(n int) {
 // every subscriber of ch but except.
 func (r *run) record(ch, event, from string, except *client) *sent {
 	r.seqs[from]++
-	s := &sent{id: fmt.Sprintf("e%d", len(r.sent)), channel: ch, event: event, from: from, seq: r.seqs[from],
+	s := &sent{id: fmt.Sprintf("e%d", len(r.sent)), n: len(r.sent), channel: ch, event: event, from: from, seq: r.seqs[from],
 		clean: r.fault == nil, want: map[int]bool{}}
 	for _, c := range r.clientsOn(ch) {
 		if c != except {
