@@ -3,9 +3,11 @@ package chaos
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/roostproject/roost/internal/auth"
+	"github.com/roostproject/roost/internal/pusher"
 	"github.com/roostproject/roost/internal/testutil"
 )
 
@@ -210,20 +212,30 @@ func (r *run) terminateSome() {
 // model held it open, and reports each: a close no client asked for is a
 // violation, but for one that signed in as a user after that user's
 // terminate_connections was answered, in the round of the terminate or
-// the next (see the "late terminate" exception).
+// the next, and was told it was terminated (see the "late terminate"
+// exception).
 func (r *run) sweep() {
 	for _, c := range r.clientsOn("") {
 		if !c.ended() {
 			continue
 		}
-		delete(r.live, c.id)
+		r.drop(c)
 		last := c.snapshot()
 		last = last[max(0, len(last)-2):]
-		if t, ok := r.terminated[c.user]; ok && c.signed && c.signIn >= t && r.round-t <= 1 {
+		if t, ok := r.terminated[c.user]; ok && c.signed && c.signIn >= t && r.round-t <= 1 && terminatedFrame(last) {
 			r.violate("late terminate", "client %d (%s) on node %d, signed in after terminate_connections of its user, was closed: %v",
 				c.id, c.user, c.node, last)
 			continue
 		}
 		r.violate("closed", "client %d (%s) on node %d was closed by the server; its last frames %v", c.id, c.user, c.node, last)
 	}
+}
+
+// terminatedFrame reports whether frames hold the pusher:error 4009 that
+// terminate_connections sends before it closes a connection.
+func terminatedFrame(frames []testutil.Frame) bool {
+	return slices.ContainsFunc(frames, func(f testutil.Frame) bool {
+		var d struct{ Code pusher.Code }
+		return f.Event == "pusher:error" && json.Unmarshal([]byte(f.Text()), &d) == nil && d.Code == pusher.Unauthorized
+	})
 }

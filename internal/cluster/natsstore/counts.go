@@ -25,7 +25,7 @@ import (
 // AddCounts implements cluster.Shares: one compare-and-set a channel,
 // flushParallel at once, each made once per batch.
 func (n *NATS) AddCounts(ctx context.Context, batch cluster.Batch) ([]cluster.Transition, error) {
-	keys := slices.Collect(maps.Keys(batch.Counts))
+	keys := slices.AppendSeq(make([]cluster.Key, 0, len(batch.Counts)), maps.Keys(batch.Counts))
 	return with(n, func(b *buckets) ([]cluster.Transition, error) {
 		var mu sync.Mutex
 		var moved []cluster.Transition
